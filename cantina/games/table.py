@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import abc
 import enum
+import functools
 from collections.abc import Iterable
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
@@ -168,8 +169,12 @@ class Game(abc.ABC, Generic[S]):
 T = TypeVar("T", bound=msgspec.Struct)
 
 
+@functools.lru_cache(maxsize=256)
 def checked(settings: T) -> T:
-    """`settings` checked against their schema's bounds, which struct constructors skip."""
+    """`settings` checked against their schema's bounds, which struct constructors skip.
+
+    Settings are frozen, so a check is cached: tables are made often, settings rarely.
+    """
     try:
         return msgspec.convert(msgspec.structs.asdict(settings), type(settings))
     except msgspec.ValidationError as err:
