@@ -1,8 +1,9 @@
 """Properties of every game over random seeds, settings and legal actions (hypothesis).
 
-For each game: it terminates; a save to JSON at any decision point, loaded again, continues
-with identical events and ends in an identical state; the same seed and decisions replay it.
-CI plays 1,000 games of each; `-m slow` plays 20,000 of each.
+For each game: credits are conserved and never negative (VF-10), health stays in bounds and
+no Supporter falls to the Neutral die (VI-6), it terminates, the same seed and decisions
+replay it, and a save to JSON at any decision point, loaded again, continues with identical
+events to an identical end (CA-2). CI plays 1,000 games of each; `-m slow` 20,000 of each.
 """
 
 from __future__ import annotations
@@ -46,12 +47,43 @@ SETTINGS = {
 }
 
 
+def money_kept(game: Game[Any], total: int) -> None:
+    """VF-10 (and the same for Val-Des antes): banks plus pot never change, none negative."""
+    state = game.state
+    assert sum(state.banks) + state.pot == total
+    assert min(state.banks) >= 0 and state.pot >= 0
+
+
+def health_kept(game: Game[Any], total: int) -> None:
+    """VI-2, VI-6, VI-8: health within 0..6, and only the Victim can ever reach 0."""
+    state = game.state
+    assert all(0 <= h <= state.settings.starting_health + 1 for h in state.health)
+    assert all(h > 0 for seat, h in enumerate(state.health) if seat != state.victim)
+
+
+def money_total(game: Game[Any]) -> int:
+    return sum(game.state.banks) + game.state.pot
+
+
+INVARIANTS = {
+    "vigo": (money_total, money_kept),
+    "valdes": (money_total, money_kept),
+    "victim": (lambda game: 0, health_kept),
+}
+"""Per game: what to measure at the start, and the check run after every decision."""
+
+
 def new_table(game_id: str, table_settings: Any, seed: int) -> Game[Any]:
     return GAMES[game_id].new(table_settings, Dice(seed))
 
 
-def play_recorded(game: Game[Any], chooser: random.Random) -> tuple[list[Move], list[list]]:
-    """Play to the end; return each move and the events that move caused."""
+def play_recorded(
+    game: Game[Any], chooser: random.Random, game_id: str
+) -> tuple[list[Move], list[list]]:
+    """Play to the end, checking the game's invariant after every decision; return each move
+    and the events that move caused."""
+    measure, check = INVARIANTS[game_id]
+    start = measure(game)
     moves: list[Move] = []
     events: list[list] = []
     while game.pending is not None:
@@ -60,13 +92,14 @@ def play_recorded(game: Game[Any], chooser: random.Random) -> tuple[list[Move], 
         move = Move(decision.seat, chooser.choice(decision.options))
         moves.append(move)
         events.append(game.apply(move.seat, move.action))
+        check(game, start)
     return moves, events
 
 
 def check_game(game_id: str, table_settings: Any, seed: int, cut: float) -> None:
     chooser_seed = seed ^ 0x5EED
     game = new_table(game_id, table_settings, seed)
-    moves, events = play_recorded(game, random.Random(chooser_seed))
+    moves, events = play_recorded(game, random.Random(chooser_seed), game_id)
     assert game.pending is None and game.result is not None
     final = game.to_json()
 

@@ -107,22 +107,27 @@ class Game(abc.ABC, Generic[S]):
         before anything changes.
         """
         decision = self._pending
-        if decision is None:
-            raise IllegalAction(f"the {self.game_id} game is over: no decision is pending")
-        if seat != decision.seat:
-            raise IllegalAction(
-                f"seat {seat} cannot act now: waiting for seat {decision.seat} to {decision.kind}"
-            )
-        if action not in decision.options:
-            expected = ", ".join(repr(option) for option in decision.options)
-            raise IllegalAction(
-                f"{action!r} is not a legal option for seat {seat} to {decision.kind}; "
-                f"expected one of: {expected}"
-            )
+        if decision is None or seat != decision.seat or action not in decision.options:
+            raise self._refusal(seat, action)
         events: list[Event] = []
         self._act(action, events)
         self._pending = self._decide()
         return events
+
+    def _refusal(self, seat: int, action: Action) -> IllegalAction:
+        """Why `action` from `seat` is refused, in words that name what was expected."""
+        decision = self._pending
+        if decision is None:
+            return IllegalAction(f"the {self.game_id} game is over: no decision is pending")
+        if seat != decision.seat:
+            return IllegalAction(
+                f"seat {seat} cannot act now: waiting for seat {decision.seat} to {decision.kind}"
+            )
+        expected = ", ".join(repr(option) for option in decision.options)
+        return IllegalAction(
+            f"{action!r} is not a legal option for seat {seat} to {decision.kind}; "
+            f"expected one of: {expected}"
+        )
 
     @abc.abstractmethod
     def _decide(self) -> Decision | None:
