@@ -7,23 +7,111 @@ Kept free of heavy imports: each command imports what it needs when it runs, so
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
+from typing import Any
 
 import cantina
 
 DESCRIPTION = """\
 Cantina: chance-cube dice games from a space cantina, in your terminal.
-Three games: Vigo's Favor, Val-Des and Victim!"""
+Three games: Vigo's Favor (vigo), Val-Des (valdes) and Victim! (victim)."""
+
+GAME_IDS = ("vigo", "valdes", "victim")
+VIGO_VARIANTS = {"rising-stakes": "rising_stakes", "house-vigo": "house_vigo", "mercy": "mercy"}
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cantina", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"cantina {cantina.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def table_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("game", choices=GAME_IDS, help="which game")
+        sub.add_argument(
+            "--seats",
+            required=True,
+            help="one temperament per seat, comma-separated (see `cantina temperaments`)",
+        )
+        sub.add_argument("--seed", type=int, help="seed for the table's dice (default: random)")
+        sub.add_argument(
+            "--variants",
+            default="",
+            help="Vigo's Favor variants, comma-separated: " + ", ".join(VIGO_VARIANTS),
+        )
+        sub.add_argument("--ante", type=int, default=1, help="Val-Des ante (default 1)")
+
+    sim = commands.add_parser("sim", help="play many AI-only games and report the results")
+    table_options(sim)
+    sim.add_argument("--games", type=int, default=1000, help="how many games (default 1000)")
+    sim.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
+
+    watch = commands.add_parser("watch", help="watch one AI-only game, narrated move by move")
+    table_options(watch)
+    watch.add_argument(
+        "--delay", type=float, default=0.6, help="seconds between lines (default 0.6)"
+    )
+
+    commands.add_parser("temperaments", help="list the AI temperaments")
     return parser
+
+
+def table_settings(game: str, seats: int, args: argparse.Namespace) -> Any:
+    """The settings a command-line table gets: the defaults, plus what was asked for."""
+    from cantina.games import GAMES
+
+    settings_type = GAMES[game].settings
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if game == "vigo":
+        unknown = [v for v in variants if v not in VIGO_VARIANTS]
+        if unknown:
+            raise SystemExit(
+                f"cantina: unknown variant {unknown[0]!r}; choose from " + ", ".join(VIGO_VARIANTS)
+            )
+        return settings_type(seats=seats, **{VIGO_VARIANTS[v]: True for v in variants})
+    if variants:
+        raise SystemExit("cantina: --variants applies to Vigo's Favor only")
+    if game == "valdes":
+        return settings_type(seats=seats, ante=args.ante)
+    if seats != 3:
+        raise SystemExit(f"cantina: Victim! is for exactly 3 seats, not {seats}")
+    return settings_type()
+
+
+def parse_seats(text: str) -> list[Any]:
+    from cantina.ai.temperament import temperament
+
+    try:
+        return [temperament(name) for name in text.split(",") if name.strip()]
+    except ValueError as err:
+        raise SystemExit(f"cantina: {err}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    parser.parse_args(argv)
-    parser.print_help()
-    return 0
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    if args.command == "temperaments":
+        from cantina.ai.temperament import temperaments
+
+        for t in temperaments().values():
+            print(f"{t.name:<14} {t.description}")
+        return 0
+    from cantina.games.table import checked
+
+    seats = parse_seats(args.seats)
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "big")
+    try:
+        settings = checked(table_settings(args.game, len(seats), args))
+    except ValueError as err:
+        raise SystemExit(f"cantina: {err}") from None
+    if args.command == "sim":
+        from cantina.sim_report import run_sim
+
+        return run_sim(args, seats, settings)
+    from cantina.watch import watch
+
+    return watch(args.game, seats, settings, args.seed, args.delay)

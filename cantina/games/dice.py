@@ -67,6 +67,10 @@ class Dice:
         """Pick one option uniformly: for AI seats and random drivers, from the same source."""
         return options[self.below(len(options))]
 
+    def uniform(self) -> float:
+        """A float in [0, 1) with 53 random bits: for weighted AI choices and noise."""
+        return self._bits(53) * 1.1102230246251565e-16  # 2 ** -53
+
     def state(self) -> DiceState:
         version, internal, gauss_next = self._rng.getstate()
         return DiceState(version, internal, gauss_next)

@@ -144,6 +144,8 @@ class ValDesState(msgspec.Struct, kw_only=True):
     turn: Seat
     """The seat that calls next: `callers[len(calls)]`."""
     scores: list[Credits]
+    reveals: list[Colour] = []
+    """Every set's cube, in order: the slate a screen shows and superstitious seats read."""
     record: list[Record]
     """Each seat's regulation sets as bits: bit k is set when its call in set k + 1 was
     correct. The streak bonus (VD-4) is a run of three set bits; see `longest_run`."""
@@ -269,6 +271,7 @@ class ValDesGame(Game[ValDesState]):
         """VD-2: lift the cup and score; then the next set, the bonuses or the end."""
         s = self.state
         face = self.dice.cube()  # drawn now, not at the set's start: see the module notes
+        s.reveals.append(face)
         events.append(Rolled(s.caster, "cube", face, "reveal"))
         scores = s.scores
         callers = s.callers
@@ -398,6 +401,11 @@ class ValDesGame(Game[ValDesState]):
             )
         if any(score < bits.bit_count() for score, bits in zip(s.scores, s.record, strict=True)):
             problems.append("fewer points than correct calls recorded - at `$.state.scores`")
+        played = s.set_number if s.result is not None else s.set_number - 1
+        if len(s.reveals) != played:
+            problems.append(
+                f"{len(s.reveals)} cubes revealed after {played} sets - at `$.state.reveals`"
+            )
         if len(s.calls) >= len(callers):
             problems.append(
                 f"{len(s.calls)} calls in a set of {len(callers)} callers - at `$.state.calls`"

@@ -23,8 +23,11 @@ NEUTRAL_DIE = ("red",) * 3 + ("white",) * 3
 """VI-6: the Neutral die never touches a battle total; it only risks the Supporter."""
 
 SEATS = 3
-MAX_STARTING_HEALTH = 99
-"""A generous cap, so that a hostile save cannot ask for an absurd amount of health."""
+NEUTRAL_WOUND = "neutral die showed red twice"
+"""Why a Supporter loses health to its own Neutral die (VI-6), as events report it."""
+MAX_STARTING_HEALTH = 20
+"""Four times the rule's 5, and low enough that the exact odds (cantina.ai.victim_odds)
+solve every table in about a second; a hostile save cannot ask for more."""
 
 Seat = Annotated[int, msgspec.Meta(ge=0, le=SEATS - 1)]
 Health = Annotated[int, msgspec.Meta(ge=0, le=MAX_STARTING_HEALTH + 1)]
@@ -345,4 +348,4 @@ def _roll_neutral(dice: Dice, health: list[int], supporter: int, events: list[Ev
     face = dice.face(NEUTRAL_DIE)
     events.append(Rolled(supporter, "neutral", face, "neutral again"))
     if face == "red" and health[supporter] > 1:
-        _wound(health, supporter, events, "neutral die showed red twice")
+        _wound(health, supporter, events, NEUTRAL_WOUND)

@@ -1,0 +1,182 @@
+"""Plain-words narration of the rules core's events.
+
+One narrator serves `cantina watch`, the app's scrolling log and remote screens, so an
+event reads the same everywhere. Names are passed in as plain strings; callers that show
+them in a UI must render them as text, not markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cantina.games import events as common
+from cantina.games import valdes, victim, vigo
+
+CALL_WORD = valdes.CALL_NAMES
+
+
+class Narrator:
+    """Turns events into sentences, naming seats by the roster's names."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+
+    def name(self, seat: Any) -> str:
+        if seat == common.POT:
+            return "the pot"
+        return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat + 1}"
+
+    def __call__(self, event: common.Event) -> str | None:
+        """One line for `event`, or None for events a reader does not need spelled out."""
+        handler = _HANDLERS.get(type(event))
+        return handler(self, event) if handler else None
+
+    # --- shared events -------------------------------------------------------------------
+
+    def rolled(self, e: common.Rolled) -> str | None:
+        who = self.name(e.seat)
+        match e.why:
+            case "favor":
+                return f"{who}, the Vigo, rolls the favor: {e.face}."
+            case "challenge favor":
+                return f"{who} rolls a fresh favor for the challenge: {e.face}."
+            case "seeking favor":
+                return f"{who} rolls {e.face}."
+            case "challenge":
+                return f"{who} rolls for the whole pot: {e.face}."
+            case "reveal":
+                return f"{who} lifts the cup: {e.face} ({CALL_WORD[e.face]})."
+            case "initiative" | "initiative re-roll":
+                return f"{who} rolls {e.face} for first Attacker."
+            case "battle":
+                return None  # summed up by BattleResult
+            case "add half" | "subtract half":
+                return f"{who} rolls the d12: {e.face}."
+            case _:
+                return f"{who} rolls the {e.die} die: {e.face}."
+
+    def transfer(self, e: common.Transfer) -> str:
+        credits = f"{e.amount} credit{'s' if e.amount != 1 else ''}"
+        source, target = self.name(e.source), self.name(e.target)
+        if e.target == common.POT:
+            return f"{source} puts {credits} into the pot ({e.why})."
+        if e.source == common.POT:
+            return f"{target} takes {credits} from the pot ({e.why})."
+        return f"{source} pays {target} {credits} ({e.why})."
+
+    def sat_out(self, e: common.SatOut) -> str:
+        return f"{self.name(e.seat)} sits this one out: {e.why}."
+
+    def eliminated(self, e: common.Eliminated) -> str:
+        return f"{self.name(e.seat)} is out ({e.why})."
+
+    def health(self, e: common.HealthChanged) -> str:
+        return f"{self.name(e.seat)} loses {-e.delta} health ({e.why}): {e.health} left."
+
+    def scored(self, e: common.Scored) -> str:
+        return f"{self.name(e.seat)} scores {e.points} ({e.why}): {e.total} in all."
+
+    def game_over(self, e: common.GameOver) -> str:
+        if not e.winners:
+            return "It is over, and nobody wins outright."
+        return f"It is over: {', '.join(self.name(s) for s in e.winners)} comes out ahead."
+
+    # --- Vigo's Favor --------------------------------------------------------------------
+
+    def stake_set(self, e: vigo.StakeSet) -> str:
+        return f"{self.name(e.vigo)}, the Vigo, sets the stake at {e.stake}."
+
+    def in_favor(self, e: vigo.InFavor) -> str:
+        how = "buys mercy and stays" if e.mercy else "stays"
+        return f"{self.name(e.seat)} {how} in favor."
+
+    def voted(self, e: vigo.Voted) -> str:
+        return f"{self.name(e.seat)} votes to {'split' if e.split else 'roll again'}."
+
+    def roll_again(self, e: vigo.RollAgain) -> str:
+        who = ", ".join(self.name(s) for s in e.seats)
+        return f"No split: {who} roll again at a stake of {e.stake}."
+
+    def challenged(self, e: vigo.Challenged) -> str:
+        return f"{self.name(e.seat)} challenges fate instead of claiming."
+
+    def raised(self, e: vigo.Raised) -> str:
+        return f"The Vigo raises {e.stakes} stake{'s' if e.stakes != 1 else ''} ({e.credits})."
+
+    def title(self, e: vigo.TitlePassed) -> str:
+        return f"The title of Vigo passes to {self.name(e.target)}."
+
+    # --- Val-Des -------------------------------------------------------------------------
+
+    def set_started(self, e: valdes.SetStarted) -> str:
+        kind = "Tie-break set" if e.tie_break else "Set"
+        return f"{kind} {e.set_number}: {self.name(e.caster)} shakes the cup."
+
+    def called(self, e: valdes.Called) -> str:
+        return f"{self.name(e.seat)} calls {CALL_WORD[e.colour]}."
+
+    def tie_break(self, e: valdes.TieBreak) -> str:
+        return f"Tied at the top: {', '.join(self.name(s) for s in e.seats)} play on."
+
+    # --- Victim! -------------------------------------------------------------------------
+
+    def roles(self, e: victim.RolesSet) -> str:
+        return (
+            f"Attacker {self.name(e.attacker)}, Supporter {self.name(e.supporter)}, "
+            f"Victim {self.name(e.victim)}."
+        )
+
+    def planned(self, e: victim.Planned) -> str:
+        return f"{self.name(e.seat)} lays down two cards, face down."
+
+    def revealed(self, e: victim.Revealed) -> str:
+        return (
+            f"{self.name(e.seat)} reveals {e.direction}, {e.die}: aimed at {self.name(e.target)}."
+        )
+
+    def automatic(self, e: victim.AutomaticWin) -> str:
+        why = " and ".join(
+            w
+            for w, hit in (
+                ("double six", e.attacker_double_six),
+                ("double one", e.victim_double_one),
+            )
+            if hit
+        )
+        return f"Automatic win for the Attacker: {why}!"
+
+    def modified(self, e: victim.Modified) -> str:
+        sign = "+" if e.delta >= 0 else ""
+        return f"{self.name(e.target)}'s total {sign}{e.delta}, now {e.total}."
+
+    def battle(self, e: victim.BattleResult) -> str:
+        verdict = "a hit" if e.hit else "no hit"
+        return f"Battle: Attacker {e.attacker_total} against Victim {e.victim_total}, {verdict}."
+
+
+_HANDLERS: dict[type, Callable[[Narrator, Any], str | None]] = {
+    common.Rolled: Narrator.rolled,
+    common.Transfer: Narrator.transfer,
+    common.SatOut: Narrator.sat_out,
+    common.Eliminated: Narrator.eliminated,
+    common.HealthChanged: Narrator.health,
+    common.Scored: Narrator.scored,
+    common.GameOver: Narrator.game_over,
+    vigo.StakeSet: Narrator.stake_set,
+    vigo.InFavor: Narrator.in_favor,
+    vigo.Voted: Narrator.voted,
+    vigo.RollAgain: Narrator.roll_again,
+    vigo.Challenged: Narrator.challenged,
+    vigo.Raised: Narrator.raised,
+    vigo.TitlePassed: Narrator.title,
+    valdes.SetStarted: Narrator.set_started,
+    valdes.Called: Narrator.called,
+    valdes.TieBreak: Narrator.tie_break,
+    victim.RolesSet: Narrator.roles,
+    victim.Planned: Narrator.planned,
+    victim.Revealed: Narrator.revealed,
+    victim.AutomaticWin: Narrator.automatic,
+    victim.Modified: Narrator.modified,
+    victim.BattleResult: Narrator.battle,
+}
