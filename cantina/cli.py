@@ -88,6 +88,14 @@ def parse_seats(text: str) -> list[Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return run(argv)
+    except BrokenPipeError:  # `cantina sim ... | head`: the reader left, which is no error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        return 141
+
+
+def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
