@@ -53,7 +53,44 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands.add_parser("temperaments", help="list the AI temperaments")
+
+    play = commands.add_parser("play", help="go straight to a table (no arguments: the menu)")
+    play.add_argument("game", choices=GAME_IDS, help="which game")
+    play.add_argument(
+        "--seats",
+        help="`you` for a person (or `human:Name`), else a temperament; default: you and AIs",
+    )
+    play.add_argument("--seed", type=int, help="seed for the table's dice (default: random)")
+    play.add_argument("--variants", default="", help="Vigo's Favor variants, comma-separated")
+    play.add_argument("--ante", type=int, default=1, help="Val-Des ante (default 1)")
     return parser
+
+
+DEFAULT_PLAY_SEATS = {
+    "vigo": "you,Expert,Bold,Cautious",
+    "valdes": "you,Expert,Superstitious",
+    "victim": "you,Expert,Treacherous",
+}
+
+
+def run_app(args: argparse.Namespace | None) -> int:
+    """Open the cantina: the menu, or a table set from `cantina play`'s arguments."""
+    from cantina.app import CantinaApp
+
+    start = None
+    if args is not None:
+        from cantina.games.table import checked
+        from cantina.seating import TableSetup, seats_from_text
+
+        try:
+            seats = seats_from_text(args.seats or DEFAULT_PLAY_SEATS[args.game])
+            settings = checked(table_settings(args.game, len(seats), args))
+        except ValueError as err:
+            raise SystemExit(f"cantina: {err}") from None
+        seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+        start = TableSetup(args.game, settings, seats, seed)
+    CantinaApp(start=start).run()
+    return 0
 
 
 def table_settings(game: str, seats: int, args: argparse.Namespace) -> Any:
@@ -99,8 +136,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 0
+        return run_app(None)
+    if args.command == "play":
+        return run_app(args)
     if args.command == "temperaments":
         from cantina.ai.temperament import temperaments
 

@@ -22,6 +22,10 @@ class Narrator:
     def __init__(self, names: Sequence[str]) -> None:
         self.names = list(names)
 
+    def possessive(self, seat: Any) -> str:
+        name = self.name(seat)
+        return "Your" if name == "You" else f"{name}'s"
+
     def name(self, seat: Any) -> str:
         if seat == common.POT:
             return "the pot"
@@ -80,7 +84,8 @@ class Narrator:
     def game_over(self, e: common.GameOver) -> str:
         if not e.winners:
             return "It is over, and nobody wins outright."
-        return f"It is over: {', '.join(self.name(s) for s in e.winners)} comes out ahead."
+        verb = "comes" if len(e.winners) == 1 else "come"
+        return f"It is over: {', '.join(self.name(s) for s in e.winners)} {verb} out ahead."
 
     # --- Vigo's Favor --------------------------------------------------------------------
 
@@ -148,7 +153,7 @@ class Narrator:
 
     def modified(self, e: victim.Modified) -> str:
         sign = "+" if e.delta >= 0 else ""
-        return f"{self.name(e.target)}'s total {sign}{e.delta}, now {e.total}."
+        return f"{self.possessive(e.target)} total {sign}{e.delta}, now {e.total}."
 
     def battle(self, e: victim.BattleResult) -> str:
         verdict = "a hit" if e.hit else "no hit"

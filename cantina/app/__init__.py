@@ -1,0 +1,117 @@
+"""The Textual app: the cantina menu, the tables, themes and remembered preferences.
+
+Only this package (and the SSH host) may import textual. Screens render the rules core's
+state and events and submit actions through the same `pending` / `apply` interface as
+every other kind of seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from importlib.resources import files
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from cantina import preferences as prefs
+from cantina.app.themes import THEMES
+from cantina.seating import TableSetup
+
+MIN_SIZE = (80, 24)
+"""The smallest terminal the layout is drawn for; below it a notice asks for more room."""
+
+
+def stylesheets() -> list[str]:
+    """The app's .tcss files, from the installed `styles` folder (shipped in the wheel)."""
+    folder = files("styles")
+    return [str(folder / name) for name in ("cantina.tcss", "widgets.tcss")]
+
+
+class CantinaApp(App[None]):
+    """Cantina: the menu first, or straight to a table when `start` is given."""
+
+    TITLE = "Cantina"
+    CSS_PATH = stylesheets()
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        *,
+        start: TableSetup | None = None,
+        animation_speed: float | None = None,
+        ai_pace: float | None = None,
+        save_preferences: bool = True,
+    ) -> None:
+        super().__init__()
+        self.preferences, self.preferences_problem = prefs.load()
+        self.save_preferences = save_preferences
+        self.start = start
+        self.animation_speed = (
+            self.preferences.animation_speed if animation_speed is None else animation_speed
+        )
+        """Dice tumble for about half a second times this; 0 turns animation off."""
+        self.ai_pace = self.preferences.ai_pace if ai_pace is None else ai_pace
+        """Seconds an AI seat waits before it acts (a key hurries it)."""
+        for theme in THEMES:
+            self.register_theme(theme)
+        if self.preferences.theme in self.available_themes:
+            self.theme = self.preferences.theme
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        if self.preferences_problem:
+            self.notify(self.preferences_problem, title="Preferences", severity="warning")
+        if self.start is None:
+            from screens.menu import MenuScreen
+
+            self.push_screen(MenuScreen())
+        else:
+            from screens.tables import table_screen
+
+            self.push_screen(table_screen(self.start))
+        self._check_size()
+
+    def on_resize(self) -> None:
+        self._check_size()
+
+    def _check_size(self) -> None:
+        from screens.dialogs import TooSmallScreen
+
+        small = self.size.width < MIN_SIZE[0] or self.size.height < MIN_SIZE[1]
+        showing = isinstance(self.screen, TooSmallScreen)
+        if small and not showing:
+            self.push_screen(TooSmallScreen())
+        elif showing and not small:
+            self.pop_screen()
+
+    def _remember_theme(self, theme) -> None:
+        self.preferences.theme = theme.name
+        self.store_preferences()
+
+    def store_preferences(self) -> None:
+        if self.save_preferences:
+            try:
+                prefs.save(self.preferences)
+            except OSError as err:
+                self.notify(f"Could not save preferences: {err}", severity="warning")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for theme, label in (
+            ("cantina-amber", "Amber CRT"),
+            ("cantina-phosphor", "Green phosphor"),
+        ):
+            yield SystemCommand(
+                f"Theme: {label}",
+                f"Switch to the {label.lower()} theme (remembered)",
+                lambda theme=theme: setattr(self, "theme", theme),
+            )
+        yield SystemCommand("Rules", "How the three games are played", self.action_rules)
+
+    def action_rules(self, game: str | None = None) -> None:
+        from screens.rules import RulesScreen
+
+        self.push_screen(RulesScreen(game))

@@ -1,0 +1,78 @@
+"""Who sits at a table: names, human or AI (by temperament), the game and its seed.
+
+Shared by the command line, the app's setup screen and, later, campaigns and remote
+tables, so a table is described the same way wherever it is set up.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+import msgspec
+
+from cantina.ai.temperament import Temperament, temperament
+from cantina.games import GAMES
+from cantina.games.dice import Dice
+from cantina.games.table import Game, checked
+
+MAX_NAME = 16
+
+
+def clean_name(text: str, fallback: str = "Player") -> str:
+    """A display name safe to show anywhere: no control or format characters (ESC included),
+    single spaces, at most MAX_NAME characters."""
+    kept = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch == " ")
+    name = " ".join(kept.split())[:MAX_NAME].strip()
+    return name or fallback
+
+
+class Seat(msgspec.Struct, frozen=True):
+    name: str
+    temperament: str | None = None
+    """The AI's temperament by name, or None for a human seat."""
+
+    @property
+    def human(self) -> bool:
+        return self.temperament is None
+
+
+class TableSetup(msgspec.Struct, frozen=True):
+    game: str
+    settings: Any
+    seats: tuple[Seat, ...]
+    seed: int
+
+    def temperaments(self) -> list[Temperament | None]:
+        return [None if seat.human else temperament(seat.temperament) for seat in self.seats]
+
+    @property
+    def names(self) -> list[str]:
+        return [seat.name for seat in self.seats]
+
+    @property
+    def humans(self) -> int:
+        return sum(seat.human for seat in self.seats)
+
+    def new_game(self) -> Game[Any]:
+        return GAMES[self.game].new(checked(self.settings), Dice(self.seed))
+
+
+def seats_from_text(text: str) -> tuple[Seat, ...]:
+    """`you,Expert,Bold` style: `you` or `human` (or `human:Name`) for people, otherwise a
+    temperament; AI seats are named after their temperament, numbered when repeated."""
+    seats: list[Seat] = []
+    for number, word in enumerate((w.strip() for w in text.split(",") if w.strip()), 1):
+        kind, _, name = word.partition(":")
+        if kind.lower() in ("you", "human", "me"):
+            seats.append(Seat(clean_name(name, "You" if number == 1 else f"Player {number}")))
+        else:
+            t = temperament(kind)
+            seats.append(Seat(clean_name(name, t.name), t.name))
+    names = [seat.name for seat in seats]
+    return tuple(
+        msgspec.structs.replace(seat, name=f"{seat.name} {names[:i].count(seat.name) + 1}")
+        if names.count(seat.name) > 1
+        else seat
+        for i, seat in enumerate(seats)
+    )

@@ -1,0 +1,54 @@
+"""Small modal screens: the too-small notice and the hot-seat hand-off."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class TooSmallScreen(ModalScreen[None]):
+    """Shown instead of a broken layout while the terminal is below 80x24."""
+
+    DEFAULT_CSS = """
+    TooSmallScreen { align: center middle; }
+    TooSmallScreen > Static { width: auto; max-width: 100%; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("Please enlarge the terminal to at least 80 x 24.", id="too-small")
+
+
+class HandOffScreen(ModalScreen[bool]):
+    """Hot-seat: hides the table until the named player has the keyboard, so a secret
+    choice is never on screen for anyone else."""
+
+    DEFAULT_CSS = """
+    HandOffScreen { align: center middle; background: $background 100%; }
+    HandOffScreen > Vertical {
+        width: 56; height: auto; border: double $primary; padding: 1 2;
+    }
+    HandOffScreen Static { width: 100%; content-align: center middle; margin-bottom: 1; }
+    HandOffScreen Button { width: 100%; }
+    """
+    BINDINGS = [Binding("enter", "ready", "I have the keyboard", id="handoff.ready")]
+
+    def __init__(self, name: str, what: str) -> None:
+        super().__init__()
+        self.player = name
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Content.assemble("Pass the keyboard to ", (self.player, "bold"), "."))
+            yield Static(Content(f"Everyone else, look away: {self.what}."))
+            yield Button(Content.assemble(self.player, ", press Enter"), id="ready")
+
+    def on_button_pressed(self) -> None:
+        self.dismiss(True)
+
+    def action_ready(self) -> None:
+        self.dismiss(True)

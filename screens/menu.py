@@ -1,0 +1,79 @@
+"""The cantina menu: the three games, Resume, Rules, Settings and Quit."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
+
+TITLE_ART = r"""
+  ____    _    _   _ _____ ___ _   _    _
+ / ___|  / \  | \ | |_   _|_ _| \ | |  / \
+| |     / _ \ |  \| | | |  | ||  \| | / _ \
+| |___ / ___ \| |\  | | |  | || |\  |/ ___ \
+ \____/_/   \_\_| \_| |_| |___|_| \_/_/   \_\
+"""
+
+GAMES = (
+    ("vigo", "Vigo's Favor", "v", "Roll your chance cube to stay in the Vigo's favor"),
+    ("valdes", "Val-Des", "d", "Call the hidden cube: Val or Des, seven sets"),
+    ("victim", "Victim!", "i", "Three players, shifting alliances, one Victim"),
+)
+
+
+class MenuScreen(Screen[None]):
+    """The first screen: pick a game, or resume, read the rules, change settings, quit."""
+
+    BINDINGS = [
+        Binding("v", "game('vigo')", "Vigo's Favor", id="menu.vigo"),
+        Binding("d", "game('valdes')", "Val-Des", id="menu.valdes"),
+        Binding("i", "game('victim')", "Victim!", id="menu.victim"),
+        Binding("r", "rules", "Rules", id="menu.rules"),
+        Binding("s", "settings", "Settings", id="menu.settings"),
+        Binding("q", "app.quit", "Quit", id="menu.quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="menu"):
+            yield Static(TITLE_ART.strip("\n"), id="title-art")
+            yield Static("chance-cube games from the back room of a space cantina", id="tagline")
+            with Center(id="menu-buttons"):
+                for game, title, key, _ in GAMES:
+                    yield Button(Content(f"{title}  [{key}]"), id=f"play-{game}", classes="game")
+                yield Button(Content("Resume a campaign"), id="resume", disabled=True)
+                yield Button(Content("Rules  [r]"), id="rules")
+                yield Button(Content("Settings  [s]"), id="settings")
+                yield Button(Content("Quit  [q]"), id="quit")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#play-vigo", Button).focus()
+        resume = self.query_one("#resume", Button)
+        resume.tooltip = "Campaigns arrive in a later version"
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        button = event.button.id or ""
+        if button.startswith("play-"):
+            self.action_game(button.removeprefix("play-"))
+        elif button == "rules":
+            self.action_rules()
+        elif button == "settings":
+            self.action_settings()
+        elif button == "quit":
+            self.app.exit()
+
+    def action_game(self, game: str) -> None:
+        from screens.setup import SetupScreen
+
+        self.app.push_screen(SetupScreen(game))
+
+    def action_rules(self) -> None:
+        self.app.action_rules()
+
+    def action_settings(self) -> None:
+        from screens.settings import SettingsScreen
+
+        self.app.push_screen(SettingsScreen())

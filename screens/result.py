@@ -1,0 +1,105 @@
+"""The end of a round, game or match: who won, the standings, the key moments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Static
+
+from cantina.games import events as common
+from cantina.games import valdes, victim, vigo
+from cantina.games.table import Game
+from cantina.narration import Narrator
+from cantina.seating import TableSetup
+
+KEY_MOMENTS = (
+    vigo.Challenged,
+    vigo.RollAgain,
+    vigo.TitlePassed,
+    valdes.TieBreak,
+    victim.AutomaticWin,
+    common.Eliminated,
+    common.GameOver,
+)
+AGAIN = {"vigo": "Next round", "valdes": "New game", "victim": "Rematch"}
+
+
+class ResultScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("n", "again", "Play on", id="result.again"),
+        Binding("b,escape", "back", "Back to the cantina", id="result.back"),
+    ]
+
+    def __init__(self, setup: TableSetup, game: Game[Any], history: list[common.Event]) -> None:
+        super().__init__()
+        self.setup = setup
+        self.game = game
+        self.history = history
+
+    def compose(self) -> ComposeResult:
+        narrate = Narrator(self.setup.names)
+        with Vertical(id="result"):
+            yield Static(Content(self.headline()), id="headline")
+            yield Static(Content("\n").join(self.standings()), id="standings")
+            moments = [narrate(e) for e in self.history if isinstance(e, KEY_MOMENTS)]
+            moments = [line for line in moments if line][-8:]
+            yield Static(Content("Key moments:\n" + "\n".join(moments)), id="moments")
+            with Horizontal(id="result-buttons"):
+                yield Button(
+                    Content(f"{AGAIN[self.setup.game]}  [n]"), id="again", variant="primary"
+                )
+                yield Button(Content("Back to the cantina  [b]"), id="back")
+        yield Footer()
+
+    def headline(self) -> str:
+        names = self.setup.names
+        result = self.game.state.result
+        if self.setup.game == "vigo":
+            takers = ", ".join(names[s] for s in result.takers)
+            return f"Round over ({result.outcome}): {takers} took the pot."
+        return f"{names[result.winner]} wins!"
+
+    def standings(self) -> list[Content]:
+        s = self.game.state
+        rows = []
+        for seat, name in enumerate(self.setup.names):
+            if self.setup.game == "vigo":
+                figure = f"bank {s.banks[seat]:>4}  ({s.result.net[seat]:+d})"
+            elif self.setup.game == "valdes":
+                figure = f"{s.scores[seat]:>2} points   bank {s.banks[seat]:>4}"
+            else:
+                figure = f"health {s.health[seat]}"
+            rows.append(Content.assemble((f"{name:<16}", "bold"), f"  {figure}"))
+        return rows
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "again":
+            self.action_again()
+        else:
+            self.action_back()
+
+    def action_again(self) -> None:
+        from screens.tables import table_screen
+
+        table = self.app.screen_stack[-2]
+        try:
+            game = table.next_game()
+        except ValueError as err:
+            self.notify(str(err), title="Cannot play on", severity="warning")
+            return
+        self.dismiss()
+        self.app.switch_screen(table_screen(self.setup, game))
+
+    def action_back(self) -> None:
+        from screens.menu import MenuScreen
+
+        self.dismiss()
+        while len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        if not isinstance(self.app.screen, MenuScreen):
+            self.app.switch_screen(MenuScreen())

@@ -1,0 +1,180 @@
+"""Setting a table: the seats (human or AI, with a temperament), names, settings, variants."""
+
+from __future__ import annotations
+
+import os
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Input, Select, Static
+
+from cantina.ai.temperament import temperaments
+from cantina.games import GAMES
+from cantina.games.valdes import ValDesSettings
+from cantina.games.victim import VictimSettings
+from cantina.games.vigo import VigoSettings
+from cantina.seating import Seat, TableSetup, clean_name
+
+HUMAN = "human"
+DEFAULT_AI = ("Expert", "Bold", "Cautious", "Reckless", "Superstitious", "Treacherous", "Loyal")
+SEAT_RANGE = {"vigo": (2, 8), "valdes": (2, 8), "victim": (3, 3)}
+
+
+class SetupScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start", id="setup.start"),
+        Binding("escape", "back", "Back", id="setup.back"),
+        Binding("f1", "rules", "Rules", id="setup.rules"),
+    ]
+
+    def __init__(self, game: str) -> None:
+        super().__init__()
+        self.game = game
+        low, high = SEAT_RANGE[game]
+        self.seat_range = range(low, high + 1)
+
+    def compose(self) -> ComposeResult:
+        kinds = [("Human", HUMAN)] + [(t.name, t.name) for t in temperaments().values()]
+        low = self.seat_range[0]
+        with Vertical(id="setup"):
+            yield Static(Content(f"{GAMES[self.game].title}: set the table"), id="setup-title")
+            with Horizontal(classes="setup-line"):
+                yield Static("Seats ", classes="label")
+                yield Select(
+                    [(str(n), n) for n in self.seat_range],
+                    value=max(low, min(4, self.seat_range[-1])),
+                    allow_blank=False,
+                    compact=True,
+                    id="seat-count",
+                    disabled=len(self.seat_range) == 1,
+                )
+                yield Static("  Seed ", classes="label")
+                yield Input(placeholder="random", id="seed", compact=True, restrict=r"\d*")
+            for seat in range(self.seat_range[-1]):
+                with Horizontal(classes="seat-row", id=f"seat-row-{seat}"):
+                    yield Static(f"{seat + 1:>2} ", classes="label")
+                    default = "You" if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
+                    yield Input(value=default, id=f"name-{seat}", compact=True, max_length=16)
+                    yield Select(
+                        kinds,
+                        value=HUMAN if seat == 0 else default,
+                        allow_blank=False,
+                        compact=True,
+                        id=f"kind-{seat}",
+                    )
+            yield Static(id="about")
+            with Horizontal(classes="setup-line", id="variants"):
+                yield from self.compose_settings()
+            with Horizontal(classes="setup-line"):
+                yield Button(
+                    Content("Start  [ctrl+s]"), id="start", variant="primary", compact=True
+                )
+                yield Button(Content("Back  [esc]"), id="back", compact=True)
+        yield Footer()
+
+    def compose_settings(self) -> ComposeResult:
+        if self.game == "vigo":
+            yield Static("Stake limit ", classes="label")
+            yield Select(
+                [(str(n), n) for n in range(1, 10)],
+                value=5,
+                allow_blank=False,
+                compact=True,
+                id="stake-limit",
+            )
+            yield Checkbox("Rising Stakes", id="rising", compact=True)
+            yield Checkbox("House Vigo", id="house", compact=True)
+            yield Checkbox("Vigo's Mercy", id="mercy", compact=True)
+        elif self.game == "valdes":
+            yield Static("Ante ", classes="label")
+            yield Select(
+                [(str(n), n) for n in range(0, 6)],
+                value=1,
+                allow_blank=False,
+                compact=True,
+                id="ante",
+            )
+        else:
+            yield Static("Health ", classes="label")
+            yield Select(
+                [(str(n), n) for n in range(3, 9)],
+                value=5,
+                allow_blank=False,
+                compact=True,
+                id="health",
+            )
+            yield Checkbox("Rematch bonus", value=True, id="rematch", compact=True)
+
+    def on_mount(self) -> None:
+        self.show_rows()
+        self.query_one("#start", Button).focus()
+
+    def show_rows(self) -> None:
+        count = self.query_one("#seat-count", Select).value
+        for seat in range(self.seat_range[-1]):
+            self.query_one(f"#seat-row-{seat}").display = seat < count
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "seat-count":
+            self.show_rows()
+        elif (event.select.id or "").startswith("kind-"):
+            chosen = event.value
+            about = (
+                "A person at this keyboard."
+                if chosen == HUMAN
+                else temperaments()[chosen].description
+            )
+            self.query_one("#about", Static).update(Content(f"{chosen}: {about}"))
+
+    def table(self) -> TableSetup:
+        count = self.query_one("#seat-count", Select).value
+        seats = []
+        for seat in range(count):
+            kind = self.query_one(f"#kind-{seat}", Select).value
+            name = clean_name(self.query_one(f"#name-{seat}", Input).value, f"Seat {seat + 1}")
+            seats.append(Seat(name, None if kind == HUMAN else kind))
+        seed_text = self.query_one("#seed", Input).value
+        seed = int(seed_text) if seed_text else int.from_bytes(os.urandom(4), "big")
+        return TableSetup(self.game, self.settings(count), tuple(seats), seed)
+
+    def settings(self, count: int):
+        if self.game == "vigo":
+            return VigoSettings(
+                seats=count,
+                stake_limit=self.query_one("#stake-limit", Select).value,
+                rising_stakes=self.query_one("#rising", Checkbox).value,
+                house_vigo=self.query_one("#house", Checkbox).value,
+                mercy=self.query_one("#mercy", Checkbox).value,
+            )
+        if self.game == "valdes":
+            return ValDesSettings(seats=count, ante=self.query_one("#ante", Select).value)
+        return VictimSettings(
+            starting_health=self.query_one("#health", Select).value,
+            rematch_bonus=self.query_one("#rematch", Checkbox).value,
+        )
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        elif event.button.id == "back":
+            self.action_back()
+
+    def action_start(self) -> None:
+        from screens.tables import table_screen
+
+        setup = self.table()
+        try:
+            screen = table_screen(setup)
+        except ValueError as err:
+            self.notify(str(err), title="Cannot start", severity="warning")
+            return
+        self.app.switch_screen(screen)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_rules(self) -> None:
+        self.app.action_rules(self.game)

@@ -1,0 +1,299 @@
+"""What every game's table screen shares: the log, the decision bar, AI pacing, hot-seat.
+
+A table screen renders the rules core's state and narrates its events; every choice, a
+human's by key or mouse or an AI's from a worker thread, goes through `game.apply`. The
+game screens (`screens/vigo.py`, `valdes.py`, `victim.py`) add a board and the words for
+each option; no screen decides a rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, Footer, RichLog, Static
+from textual.worker import Worker, WorkerState
+
+from cantina.ai.player import TableAI
+from cantina.games.events import Event
+from cantina.games.table import Action, Decision, Game, Kind
+from cantina.narration import Narrator
+from cantina.seating import TableSetup
+
+MAX_OPTIONS = 9
+SECRET_KINDS = {Kind.PLAN}
+"""Decisions other players must not see being made (the Supporter's cards)."""
+
+
+class DecisionBar(Vertical):
+    """The prompt and one button per option; the odds line under them when asked for."""
+
+    class Chosen(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="prompt")
+        yield Horizontal(id="options")
+        yield Static(id="odds")
+
+    def show(self, prompt: Content, labels: Sequence[str] = (), odds: Sequence[str] = ()) -> None:
+        self.query_one("#prompt", Static).update(prompt)
+        options = self.query_one("#options", Horizontal)
+        options.remove_children()
+        options.mount_all(
+            Button(Content(f"{n} {label}"), name=str(n - 1), classes="option", compact=True)
+            for n, label in enumerate(labels, start=1)
+        )
+        self.show_odds(odds)
+
+    def show_odds(self, odds: Sequence[str]) -> None:
+        text = "   ".join(f"{n}: {value}" for n, value in enumerate(odds, start=1))
+        self.query_one("#odds", Static).update(Content(f"odds  {text}" if odds else ""))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(self.Chosen(int(event.button.name or 0)))
+
+
+class TableScreen(Screen[None]):
+    """A game in progress. Subclasses give the board, the option words and the status."""
+
+    BINDINGS = [
+        Binding("1", "pick(0)", "Choose", key_display="1-9", id="table.pick1"),
+        *(
+            Binding(str(n), f"pick({n - 1})", show=False, id=f"table.pick{n}")
+            for n in range(2, MAX_OPTIONS + 1)
+        ),
+        Binding("space", "hurry", "Hurry", id="table.hurry"),
+        Binding("o", "toggle_odds", "Odds", id="table.odds"),
+        Binding("f1,question_mark", "rules", "Rules", id="table.rules"),
+        Binding("escape", "leave", "Leave", id="table.leave"),
+    ]
+
+    odds_shown: reactive[bool] = reactive(False, init=False)
+
+    def __init__(self, setup: TableSetup, game: Game[Any] | None = None) -> None:
+        super().__init__()
+        self.setup = setup
+        self.game = game if game is not None else setup.new_game()
+        self.ai = TableAI(setup.temperaments())
+        self.narrate = Narrator(setup.names)
+        self.history: list[Event] = []
+        self.awaiting_human = False
+        self.hurrying = False
+        self._ai_timer = None
+
+    # --- what a game screen provides -------------------------------------------------------
+
+    def compose_board(self) -> ComposeResult:
+        """The game's board widgets."""
+        yield from ()
+
+    def sync_board(self) -> None:
+        """Bring the board up to date with the game's state."""
+
+    def show_event(self, event: Event) -> None:
+        """React to one event on the board (roll a die, flash the pot)."""
+
+    def option_label(self, action: Action) -> str:
+        return str(action)
+
+    def odds_text(self, value: float) -> str:
+        return f"{value:+.2f}"
+
+    def status(self) -> str:
+        """One line of where the game stands (round, set, turn)."""
+        return ""
+
+    def result_screen(self) -> Screen[Any]:
+        from screens.result import ResultScreen
+
+        return ResultScreen(self.setup, self.game, self.history)
+
+    # --- layout and flow -------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status-bar")
+        with Horizontal(id="table-body"):
+            with Vertical(id="board"):
+                yield from self.compose_board()
+            yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+        yield DecisionBar(id="decision")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.narrate_events(self.game.opening_events)
+        self.sync()
+        self.call_after_refresh(self.advance)
+
+    @property
+    def names(self) -> list[str]:
+        return self.setup.names
+
+    def sync(self) -> None:
+        self.query_one("#status-bar", Static).update(Content(self.status()))
+        self.sync_board()
+
+    def narrate_events(self, events: Sequence[Event]) -> None:
+        log = self.query_one("#log", RichLog)
+        for event in events:
+            self.history.append(event)
+            line = self.narrate(event)
+            if line:
+                log.write(line)
+            self.show_event(event)
+
+    def advance(self) -> None:
+        """Ask whoever is to decide next: show a human the choices, or let an AI think."""
+        decision = self.game.pending
+        bar = self.query_one(DecisionBar)
+        if decision is None:
+            self.awaiting_human = False
+            bar.show(Content("The game is over."))
+            pause = 0 if self.hurrying else self.app.ai_pace
+            show = lambda: self.app.push_screen(self.result_screen())  # noqa: E731
+            self.set_timer(pause, show) if pause else self.call_later(show)
+            return
+        seat = self.setup.seats[decision.seat]
+        if not seat.human:
+            self.awaiting_human = False
+            bar.show(Content.assemble((seat.name, "bold"), f" ({seat.temperament}) is thinking…"))
+            delay = 0 if self.hurrying else self.app.ai_pace
+            self._ai_timer = self.set_timer(delay, self.ai_turn) if delay else None
+            if not delay:
+                self.call_later(self.ai_turn)
+            self.refresh_bindings()
+            return
+        self.hurrying = False
+        if decision.kind in SECRET_KINDS and self.setup.humans > 1:
+            bar.show(Content.assemble("Waiting for ", (seat.name, "bold"), "…"))
+            self.app.push_screen(
+                _handoff(seat.name, "a secret choice is about to be made"),
+                lambda _ready: self.offer(decision),
+            )
+        else:
+            self.offer(decision)
+
+    def offer(self, decision: Decision) -> None:
+        self.awaiting_human = True
+        name = self.setup.seats[decision.seat].name
+        prompt = Content.assemble((name, "bold"), f", {decision.kind}:")
+        labels = [self.option_label(option) for option in decision.options]
+        self.query_one(DecisionBar).show(prompt, labels, self.odds_line())
+        self.refresh_bindings()
+
+    def odds_line(self) -> list[str]:
+        if not (self.odds_shown and self.awaiting_human):
+            return []
+        return [self.odds_text(v) for v in self.ai.values(self.game)]
+
+    def watch_odds_shown(self) -> None:
+        self.query_one(DecisionBar).show_odds(self.odds_line())
+
+    def ai_turn(self) -> None:
+        self._ai_timer = None
+        self.run_worker(self._think, thread=True, exclusive=True, group="ai", name="ai-choice")
+
+    def _think(self) -> tuple[int, Action]:
+        """In a worker thread: the AI's choice. Only the table's dice change meanwhile, and
+        nothing else touches the game until the choice is played on the UI thread."""
+        decision = self.game.pending
+        return decision.seat, self.ai.choose(self.game)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != "ai-choice":
+            return
+        if event.state is WorkerState.SUCCESS:
+            seat, action = event.worker.result
+            self.play(seat, action)
+        elif event.state is WorkerState.ERROR:
+            self.notify(f"The AI failed: {event.worker.error}", severity="error")
+
+    def play(self, seat: int, action: Action) -> None:
+        self.awaiting_human = False
+        events = self.game.apply(seat, action)
+        self.narrate_events(events)
+        self.sync()
+        self.advance()
+
+    # --- keys and buttons ------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pick":
+            decision = self.game.pending
+            return (
+                self.awaiting_human
+                and decision is not None
+                and int(parameters[0]) < len(decision.options)
+            )
+        if action == "hurry":
+            return not self.awaiting_human and self.game.pending is not None
+        if action == "toggle_odds":
+            return self.awaiting_human
+        return True
+
+    def action_pick(self, index: int) -> None:
+        decision = self.game.pending
+        if self.awaiting_human and decision is not None and index < len(decision.options):
+            self.play(decision.seat, decision.options[index])
+
+    def on_decision_bar_chosen(self, message: DecisionBar.Chosen) -> None:
+        self.action_pick(message.index)
+
+    def action_hurry(self) -> None:
+        self.hurrying = True
+        for die in self.query(".die"):
+            finish = getattr(die, "finish", None)
+            if finish:
+                finish()
+        if self._ai_timer is not None:
+            self._ai_timer.stop()
+            self.ai_turn()
+
+    def action_toggle_odds(self) -> None:
+        self.odds_shown = not self.odds_shown
+
+    def action_rules(self) -> None:
+        self.app.action_rules(self.setup.game)
+
+    def action_leave(self) -> None:
+        self.app.pop_screen()
+
+
+def _handoff(name: str, what: str) -> Screen[bool]:
+    from screens.dialogs import HandOffScreen
+
+    return HandOffScreen(name, what)
+
+
+class SeatList(Widget):
+    """The seats as one widget: a line each, name (never markup), role and figures."""
+
+    rows: reactive[tuple[tuple[str, str, str, bool], ...]] = reactive((), layout=True)
+
+    def render(self) -> Content:
+        lines = []
+        for name, role, detail, current in self.rows:
+            marker = "▶ " if current else "  "
+            lines.append(
+                Content.assemble(
+                    marker,
+                    (f"{name:<16}", "bold" if current else ""),
+                    f" {role:<12}",
+                    detail,
+                )
+            )
+        return Content("\n").join(lines)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return max(len(self.rows), 1)

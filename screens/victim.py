@@ -1,0 +1,97 @@
+"""The Victim! table: roles and health, the battle dice and the Supporter's dice."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from cantina.games.events import Event, Rolled
+from cantina.games.table import Action
+from cantina.games.victim import Plan, Planned, VictimGame
+from screens.dice import FaceDie, SixDie, TwelveDie
+from screens.status import HealthPips
+from screens.table import TableScreen
+
+ROLE = {"attacker": "Attacker", "supporter": "Supporter", "victim": "Victim"}
+
+
+class VictimScreen(TableScreen):
+    game: VictimGame
+
+    def compose_board(self) -> ComposeResult:
+        for seat in range(3):
+            with Horizontal(classes="health-row"):
+                yield Static(id=f"who-{seat}", classes="who")
+                yield HealthPips(id=f"health-{seat}")
+        with Horizontal(classes="dice-row"):
+            with Vertical(classes="dice-group"):
+                yield Static("Attacker", classes="caption")
+                with Horizontal():
+                    yield SixDie(id="a1", classes="die")
+                    yield SixDie(id="a2", classes="die")
+            with Vertical(classes="dice-group"):
+                yield Static("Victim", classes="caption")
+                with Horizontal():
+                    yield SixDie(id="v1", classes="die")
+                    yield SixDie(id="v2", classes="die")
+            with Vertical(classes="dice-group"):
+                yield Static("Supporter", classes="caption")
+                with Horizontal():
+                    for kind in ("support", "sabotage", "neutral"):  # one shows at a time
+                        face = FaceDie(kind, id=f"face-{kind}", classes="die face")
+                        face.display = kind == "support"
+                        yield face
+                    yield TwelveDie(id="d12", classes="die")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._battle = 0
+
+    def status(self) -> str:
+        s = self.game.state
+        return f"Victim! · turn {s.turn} · the Supporter picks a target and a die in secret"
+
+    def sync_board(self) -> None:
+        s = self.game.state
+        top = s.settings.starting_health + (1 if s.settings.rematch_bonus else 0)
+        for seat, name in enumerate(self.names):
+            role = ROLE[self.game.role_of(seat)]
+            self.query_one(f"#who-{seat}", Static).update(
+                Content.assemble((f"{name:<16}", "bold"), f" {role:<10}")
+            )
+            pips = self.query_one(f"#health-{seat}", HealthPips)
+            pips.maximum = top
+            pips.health = s.health[seat]
+
+    def show_event(self, event: Event) -> None:
+        if isinstance(event, Planned):
+            self._battle = 0
+            for kind in ("support", "sabotage", "neutral"):
+                self.query_one(f"#face-{kind}", FaceDie).face = None
+            self.query_one("#d12", TwelveDie).value = None
+        elif isinstance(event, Rolled):
+            if event.why == "battle":
+                slot = ("#a1", "#a2", "#v1", "#v2")[self._battle % 4]
+                self._battle += 1
+                self.query_one(slot, SixDie).roll(event.face)
+            elif event.die in ("support", "sabotage", "neutral"):
+                for kind in ("support", "sabotage", "neutral"):
+                    self.query_one(f"#face-{kind}", FaceDie).display = kind == event.die
+                self.query_one(f"#face-{event.die}", FaceDie).roll(event.face)
+            elif event.die == "d12":
+                self.query_one("#d12", TwelveDie).roll(event.face)
+
+    def option_label(self, action: Action) -> str:
+        if isinstance(action, Plan):
+            target = self.game.target_of(action.direction)
+            role = ROLE[self.game.role_of(target)]
+            return f"{action.die.title()} {self.names[target]} ({role}, {action.direction})"
+        return str(action)
+
+    def odds_text(self, value: float) -> str:
+        return f"{value:.0%} win"
+
+    def next_game(self) -> VictimGame:
+        return self.game.rematch()
