@@ -59,13 +59,14 @@ class TableSetup(msgspec.Struct, frozen=True):
 
 
 def seats_from_text(text: str) -> tuple[Seat, ...]:
-    """`you,Expert,Bold` style: `you` or `human` (or `human:Name`) for people, otherwise a
+    """`you,Expert,Bold` style: `you` or `human` (or `human:Name`; unnamed people are
+    "Player N", since narration speaks of every seat in the third person), otherwise a
     temperament; AI seats are named after their temperament, numbered when repeated."""
     seats: list[Seat] = []
     for number, word in enumerate((w.strip() for w in text.split(",") if w.strip()), 1):
         kind, _, name = word.partition(":")
         if kind.lower() in ("you", "human", "me"):
-            seats.append(Seat(clean_name(name, "You" if number == 1 else f"Player {number}")))
+            seats.append(Seat(clean_name(name, f"Player {number}")))
         else:
             t = temperament(kind)
             seats.append(Seat(clean_name(name, t.name), t.name))

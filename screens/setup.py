@@ -19,6 +19,18 @@ from cantina.games.vigo import VigoSettings
 from cantina.seating import Seat, TableSetup, clean_name
 
 HUMAN = "human"
+
+
+class Tick(Checkbox):
+    """A checkbox whose mark itself shows the state (X or blank), not only its colour, so
+    a NO_COLOR terminal still shows which variants are on."""
+
+    @property
+    def _button(self) -> Content:
+        self.BUTTON_INNER = "X" if self.value else " "
+        return super()._button
+
+
 DEFAULT_AI = ("Expert", "Bold", "Cautious", "Reckless", "Superstitious", "Treacherous", "Loyal")
 SEAT_RANGE = {"vigo": (2, 8), "valdes": (2, 8), "victim": (3, 3)}
 
@@ -56,7 +68,7 @@ class SetupScreen(Screen[None]):
             for seat in range(self.seat_range[-1]):
                 with Horizontal(classes="seat-row", id=f"seat-row-{seat}"):
                     yield Static(f"{seat + 1:>2} ", classes="label")
-                    default = "You" if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
+                    default = "Player 1" if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
                     yield Input(value=default, id=f"name-{seat}", compact=True, max_length=16)
                     yield Select(
                         kinds,
@@ -85,9 +97,9 @@ class SetupScreen(Screen[None]):
                 compact=True,
                 id="stake-limit",
             )
-            yield Checkbox("Rising Stakes", id="rising", compact=True)
-            yield Checkbox("House Vigo", id="house", compact=True)
-            yield Checkbox("Vigo's Mercy", id="mercy", compact=True)
+            yield Tick("Rising Stakes", id="rising", compact=True)
+            yield Tick("House Vigo", id="house", compact=True)
+            yield Tick("Vigo's Mercy", id="mercy", compact=True)
         elif self.game == "valdes":
             yield Static("Ante ", classes="label")
             yield Select(
@@ -106,11 +118,15 @@ class SetupScreen(Screen[None]):
                 compact=True,
                 id="health",
             )
-            yield Checkbox("Rematch bonus", value=True, id="rematch", compact=True)
+            yield Tick("Rematch bonus", value=True, id="rematch", compact=True)
 
     def on_mount(self) -> None:
         self.show_rows()
         self.query_one("#start", Button).focus()
+        self.call_after_refresh(setattr, self, "ready", True)
+
+    ready = False
+    """Set once mounted: the Selects' first Changed messages are their initial values."""
 
     def show_rows(self) -> None:
         count = self.query_one("#seat-count", Select).value
@@ -120,7 +136,7 @@ class SetupScreen(Screen[None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "seat-count":
             self.show_rows()
-        elif (event.select.id or "").startswith("kind-"):
+        elif self.ready and (event.select.id or "").startswith("kind-"):
             chosen = event.value
             about = (
                 "A person at this keyboard."
@@ -145,15 +161,15 @@ class SetupScreen(Screen[None]):
             return VigoSettings(
                 seats=count,
                 stake_limit=self.query_one("#stake-limit", Select).value,
-                rising_stakes=self.query_one("#rising", Checkbox).value,
-                house_vigo=self.query_one("#house", Checkbox).value,
-                mercy=self.query_one("#mercy", Checkbox).value,
+                rising_stakes=self.query_one("#rising", Tick).value,
+                house_vigo=self.query_one("#house", Tick).value,
+                mercy=self.query_one("#mercy", Tick).value,
             )
         if self.game == "valdes":
             return ValDesSettings(seats=count, ante=self.query_one("#ante", Select).value)
         return VictimSettings(
             starting_health=self.query_one("#health", Select).value,
-            rematch_bonus=self.query_one("#rematch", Checkbox).value,
+            rematch_bonus=self.query_one("#rematch", Tick).value,
         )
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
 
 from cantina.games.events import Event, Rolled
 from cantina.games.table import Action
 from cantina.games.valdes import CALL_NAMES, Call, Called, SetStarted, ValDesGame
-from screens.dice import ChanceCube
+from screens.dice import ChanceCube, Die
 from screens.status import Credits, Slate
 from screens.table import TableScreen
 
@@ -18,9 +19,10 @@ class ValDesScreen(TableScreen):
 
     def compose_board(self) -> ComposeResult:
         yield Slate(id="slate")
-        with Horizontal(classes="dice-row"):
+        with Horizontal(classes="dice-row"), Vertical(classes="dice-group"):
+            yield Static("Last cube", classes="caption")
             yield ChanceCube(id="cup", classes="die")
-            yield Credits("Pot", id="pot")
+        yield Credits("Pot", id="pot")
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -40,11 +42,19 @@ class ValDesScreen(TableScreen):
             self.query_one("#cup", ChanceCube).roll(event.face)
 
     def sync_board(self) -> None:
+        self.query_one("#pot", Credits).amount = self.game.state.pot
+        if not self.query_one("#cup", ChanceCube).rolling:  # else: when the cup settles
+            self.sync_slate()
+
+    def sync_slate(self) -> None:
         s = self.game.state
         self.query_one("#slate", Slate).update_slate(
             self.names, list(s.reveals), self.calls_by_set[: len(s.reveals)], list(s.scores)
         )
-        self.query_one("#pot", Credits).amount = s.pot
+
+    def on_die_settled(self, message: Die.Settled) -> None:
+        """The slate shows a set's result only once the cup has stopped tumbling."""
+        self.sync_slate()
 
     def option_label(self, action: Action) -> str:
         if isinstance(action, Call):

@@ -68,6 +68,8 @@ class VictimScreen(TableScreen):
     def show_event(self, event: Event) -> None:
         if isinstance(event, Planned):
             self._battle = 0
+            for die in self.query(".die"):
+                die.finish()  # a tumble still running would overwrite the cleared face
             for kind in ("support", "sabotage", "neutral"):
                 self.query_one(f"#face-{kind}", FaceDie).face = None
             self.query_one("#d12", TwelveDie).value = None

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
 
 from cantina.games.events import Event, Rolled
 from cantina.games.table import Action
@@ -19,15 +20,19 @@ class VigoScreen(TableScreen):
     def compose_board(self) -> ComposeResult:
         yield SeatList(id="seats")
         with Horizontal(id="vigo-dice", classes="dice-row"):
-            yield ChanceCube(id="favor", classes="die")
-            yield ChanceCube(id="last-roll", classes="die")
-            yield Credits("Pot", id="pot")
+            with Vertical(classes="dice-group"):
+                yield Static("Favor", classes="caption")
+                yield ChanceCube(id="favor", classes="die")
+            with Vertical(classes="dice-group"):
+                yield Static("Last roll", classes="caption")
+                yield ChanceCube(id="last-roll", classes="die")
+        yield Credits("Pot", id="pot")
 
     def status(self) -> str:
         s = self.game.state
         stake = f"stake {s.stake}" if s.stake else "no stake yet"
         vigo = self.names[s.vigo]
-        return f"Vigo's Favor · round {s.round} · Vigo: {vigo} · {stake} · favor left, roll right"
+        return f"Vigo's Favor · round {s.round} · Vigo: {vigo} · {stake}"
 
     def sync_board(self) -> None:
         s = self.game.state

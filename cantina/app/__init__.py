@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from importlib.resources import files
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.geometry import Size
 from textual.screen import Screen
 
 from cantina import preferences as prefs
@@ -74,13 +76,15 @@ class CantinaApp(App[None]):
             self.push_screen(table_screen(self.start))
         self._check_size()
 
-    def on_resize(self) -> None:
-        self._check_size()
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size)
 
-    def _check_size(self) -> None:
+    def _check_size(self, size: Size | None = None) -> None:
+        """Cover the screen with a notice while the terminal is below MIN_SIZE."""
         from screens.dialogs import TooSmallScreen
 
-        small = self.size.width < MIN_SIZE[0] or self.size.height < MIN_SIZE[1]
+        size = size or self.size
+        small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
         showing = isinstance(self.screen, TooSmallScreen)
         if small and not showing:
             self.push_screen(TooSmallScreen())

@@ -1,0 +1,265 @@
+"""Status widgets: health pips, a credits counter and the Val-Des score slate.
+
+Each is one widget drawing itself in `render()`. Everything reads without colour (NO_COLOR):
+health shows its number beside the hearts, the slate marks calls with ✓/✗ and V/D letters.
+Player names are untrusted text: they go through `safe_text`, never through markup.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+
+from screens.dice import animation_speed, component_style
+
+FLASH_SECONDS = 0.6
+"""How long `Credits` keeps its `-changed` class at animation speed 1."""
+
+
+def safe_text(value: object, style: Style | str = "") -> Text:
+    """`value` as plain `Text`: markup is never interpreted and control characters (ESC,
+    newlines, bidi overrides...) are dropped, so a name cannot restyle or break the screen."""
+    cleaned = "".join(
+        ch
+        for ch in str(value)
+        if ch == "\u200d" or unicodedata.category(ch) not in {"Cc", "Cf", "Cs"}
+    )
+    return Text(cleaned, style=style, end="")
+
+
+class HealthPips(Widget):
+    """Health as hearts and a number: `♥♥♥♡♡ 3/5`; at 0, `✗ 0/5`."""
+
+    DEFAULT_CSS = """
+    HealthPips {
+        width: auto;
+        height: 1;
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "healthpips--full",
+        "healthpips--empty",
+        "healthpips--out",
+        "healthpips--number",
+    }
+
+    health: reactive[int] = reactive(0, init=False, layout=True)
+    maximum: reactive[int] = reactive(5, init=False, layout=True)
+
+    def __init__(self, health: int = 0, maximum: int = 5, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.set_reactive(HealthPips.health, health)
+        self.set_reactive(HealthPips.maximum, maximum)
+
+    def render(self) -> Text:
+        style = self._style
+        maximum = max(self.maximum, 0)
+        number = Text(f"{self.health}/{maximum}", style=style("healthpips--number"))
+        if self.health <= 0:
+            return Text.assemble(("✗", style("healthpips--out")), " ", number)
+        full = min(self.health, maximum)
+        return Text.assemble(
+            ("♥" * full, style("healthpips--full")),
+            ("♡" * (maximum - full), style("healthpips--empty")),
+            " ",
+            number,
+        )
+
+    def _style(self, component: str) -> Style:
+        return component_style(self, component)
+
+
+class Credits(Widget):
+    """A labelled amount: `Credits("Pot")` renders `Pot  8 ¢`.
+
+    When `amount` changes the widget carries the CSS class `-changed` for about 0.6 s (times
+    the animation speed; not at all with animation off), so styles can flash it.
+    """
+
+    DEFAULT_CSS = """
+    Credits {
+        width: auto;
+        height: 1;
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"credits--label", "credits--amount"}
+
+    amount: reactive[int] = reactive(0, init=False, layout=True)
+
+    def __init__(self, label: str, amount: int = 0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.label = label
+        self._flash: Timer | None = None
+        self.set_reactive(Credits.amount, amount)
+
+    def render(self) -> Text:
+        label = safe_text(self.label, component_style(self, "credits--label"))
+        amount = component_style(self, "credits--amount")
+        return Text.assemble(label, " ", (f"{self.amount:>2} ¢", amount))
+
+    def watch_amount(self) -> None:
+        if not self.is_mounted:
+            return
+        speed = animation_speed(self)
+        if speed <= 0:
+            return
+        if self._flash is not None:
+            self._flash.stop()
+        self.add_class("-changed")
+        self._flash = self.set_timer(FLASH_SECONDS * speed, self._end_flash, name="credits-flash")
+
+    def _end_flash(self) -> None:
+        self._flash = None
+        self.remove_class("-changed")
+
+
+NAME_WIDTH = 14
+"""Names longer than this are cut with an ellipsis on the slate."""
+MAX_SETS_SHOWN = 16
+"""Past this many sets the slate shows the latest ones after a `…` column."""
+
+_LETTERS: dict[str, str] = {"red": "V", "val": "V", "v": "V", "blue": "D", "des": "D", "d": "D"}
+
+
+def call_letter(colour: str) -> str:
+    """`V` for a red (Val) call or cube, `D` for blue (Des); `?` for anything else."""
+    return _LETTERS.get(str(colour).lower(), "?")
+
+
+class Slate(Widget):
+    """The Val-Des score slate: one row per player, one column per set, then the total.
+
+    ```
+    Set        1  2  3   Pts
+    Cube       V  D  V
+    Alice     V✓ V✗ D✗     1
+    ```
+
+    A player's cell is the call's letter with ✓ (right) or ✗ (wrong); `V…` while the set's
+    cube is still under the cup; `·` where the player made no call (a tie-break set it sat
+    out).
+    """
+
+    DEFAULT_CSS = """
+    Slate {
+        width: auto;
+        height: auto;
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "slate--header",
+        "slate--val",
+        "slate--des",
+        "slate--right",
+        "slate--wrong",
+        "slate--pending",
+        "slate--name",
+        "slate--total",
+        "slate--leader",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._names: list[str] = []
+        self._reveals: list[str] = []
+        self._calls: list[dict[int, str]] = []
+        self._scores: list[int] = []
+
+    def update_slate(
+        self,
+        names: Sequence[str],
+        reveals: Sequence[str],
+        calls_by_set: Sequence[Mapping[int, str]],
+        scores: Sequence[int],
+    ) -> None:
+        """Show the game so far.
+
+        `names[i]` and `scores[i]` are player i's; `reveals[k]` is set k+1's cube ("red" or
+        "blue"); `calls_by_set[k][i]` is player i's call in set k+1 ("red"/"blue"), missing
+        when the player made none. A set with calls but no reveal yet is the one in play.
+        """
+        self._names = list(names)
+        self._reveals = list(reveals)
+        self._calls = [dict(calls) for calls in calls_by_set]
+        self._scores = list(scores)
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        if not self._names:
+            return Text("")
+        style = self._style
+        names = [safe_text(name) for name in self._names]
+        for name in names:
+            name.truncate(NAME_WIDTH, overflow="ellipsis")
+        width = max(4, *(name.cell_len for name in names))
+        sets = max(len(self._reveals), len(self._calls))
+        first = 0 if sets <= MAX_SETS_SHOWN else sets - (MAX_SETS_SHOWN - 1)
+        shown = range(first, sets)
+        more = Text("  …", style=style("slate--header")) if first else Text("")
+        header_style = style("slate--header")
+
+        lines: list[Text] = []
+        header = Text("Set".ljust(width), style=header_style)
+        header.append_text(more)
+        for k in shown:
+            header.append(f"{k + 1:>3}", header_style)
+        header.append("   Pts", header_style)
+        lines.append(header)
+
+        cube = Text("Cube".ljust(width), style=header_style)
+        cube.append_text(more)
+        for k in shown:
+            letter = call_letter(self._reveals[k]) if k < len(self._reveals) else " "
+            cube.append(f"{letter:>3}", self._letter_style(letter))
+        lines.append(cube)
+
+        best = max(self._scores, default=None)
+        for i, name in enumerate(names):
+            row = Text.assemble(name, " " * (width - name.cell_len))
+            row.stylize(style("slate--name"))
+            row.append_text(more)
+            for k in shown:
+                row.append_text(self._cell(i, k))
+            score = self._scores[i] if i < len(self._scores) else 0
+            total = style("slate--leader") if score == best else style("slate--total")
+            row.append(f"  {score:>4}", total)
+            lines.append(row)
+        return Text("\n").join(lines)
+
+    def _cell(self, player: int, k: int) -> Text:
+        style = self._style
+        calls = self._calls[k] if k < len(self._calls) else {}
+        if player not in calls:
+            return Text("  ·", style=style("slate--pending"))
+        letter = call_letter(calls[player])
+        if k >= len(self._reveals):
+            return Text.assemble(
+                " ", (letter, self._letter_style(letter)), ("…", style("slate--pending"))
+            )
+        if letter == call_letter(self._reveals[k]):
+            return Text.assemble(
+                " ", (letter, self._letter_style(letter)), ("✓", style("slate--right"))
+            )
+        return Text.assemble(
+            " ", (letter, self._letter_style(letter)), ("✗", style("slate--wrong"))
+        )
+
+    def _letter_style(self, letter: str) -> Style:
+        if letter == "V":
+            return self._style("slate--val")
+        if letter == "D":
+            return self._style("slate--des")
+        return Style()
+
+    def _style(self, component: str) -> Style:
+        return component_style(self, component)
