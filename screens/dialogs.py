@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, RichLog, Static
 
 
 class TooSmallScreen(ModalScreen[None]):
@@ -52,3 +52,28 @@ class HandOffScreen(ModalScreen[bool]):
 
     def action_ready(self) -> None:
         self.dismiss(True)
+
+
+class HistoryScreen(ModalScreen[None]):
+    """Everything narrated at this table so far, to scroll back through."""
+
+    DEFAULT_CSS = """
+    HistoryScreen { background: $background 100%; }
+    HistoryScreen RichLog { height: 1fr; padding: 0 1; }
+    """
+    BINDINGS = [Binding("escape,l,q", "dismiss", "Back to the table", id="history.back")]
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = list(lines)
+
+    def compose(self) -> ComposeResult:
+        log = RichLog(wrap=True, markup=False, min_width=20, id="history")
+        yield log
+        yield Footer()
+
+    def on_mount(self) -> None:
+        log = self.query_one(RichLog)
+        for line in self.lines:
+            log.write(Content(line))
+        log.focus()

@@ -188,11 +188,13 @@ class Slate(Widget):
         "blue"); `calls_by_set[k][i]` is player i's call in set k+1 ("red"/"blue"), missing
         when the player made none. A set with calls but no reveal yet is the one in play.
         """
+        shape = (len(names), len(calls_by_set))
+        reshaped = shape != (len(self._names), len(self._calls))
         self._names = list(names)
         self._reveals = list(reveals)
         self._calls = [dict(calls) for calls in calls_by_set]
         self._scores = list(scores)
-        self.refresh(layout=True)
+        self.refresh(layout=reshaped)  # a new row or column resizes it; new marks do not
 
     def render(self) -> Text:
         if not self._names:

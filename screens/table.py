@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, RichLog, Static
+from textual.widgets import Button, Footer
 from textual.worker import Worker, WorkerState
 
 from cantina.ai.player import TableAI
@@ -33,8 +33,49 @@ SECRET_KINDS = {Kind.PLAN}
 """Decisions other players must not see being made (the Supporter's cards)."""
 
 
+class Line(Widget):
+    """One line of text that repaints without asking for a new layout (unlike `Static`),
+    so the status, prompt and odds lines cost a redraw of themselves and nothing more."""
+
+    DEFAULT_CSS = "Line { height: 1; }"
+
+    text: reactive[Content] = reactive(Content(""), layout=False)
+
+    def render(self) -> Content:
+        return self.text
+
+
+class NarrationLog(Widget):
+    """The table's running commentary: the newest lines, wrapped, filling the panel.
+
+    It draws only the tail that fits, and new lines repaint it without a new layout (a
+    scrolling log resizes its virtual canvas on every line, which lays out the whole
+    screen); the whole story is one key away in the history view."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.lines: list[str] = []
+
+    def write(self, line: str) -> None:
+        self.lines.append(line)
+        self.refresh()
+
+    def render(self) -> Content:
+        width = max(self.content_region.width, 10)
+        rows: list[Content] = []
+        for line in reversed(self.lines):
+            wrapped = Content(line).wrap(width)
+            rows[:0] = wrapped
+            if len(rows) >= self.content_region.height:
+                break
+        return Content("\n").join(rows[-max(self.content_region.height, 1) :])
+
+
 class DecisionBar(Vertical):
-    """The prompt and one button per option; the odds line under them when asked for."""
+    """The prompt and one button per option; the odds line under them when asked for.
+
+    The buttons are made once and relabelled, because mounting widgets on every decision
+    re-applies CSS and lays the whole screen out again."""
 
     class Chosen(Message):
         def __init__(self, index: int) -> None:
@@ -42,23 +83,33 @@ class DecisionBar(Vertical):
             self.index = index
 
     def compose(self) -> ComposeResult:
-        yield Static(id="prompt")
-        yield Horizontal(id="options")
-        yield Static(id="odds")
+        yield Line(id="prompt")
+        with Horizontal(id="options"):
+            for n in range(MAX_OPTIONS):
+                button = Button("", name=str(n), classes="option", compact=True)
+                button.display = False
+                yield button
+        yield Line(id="odds")
 
     def show(self, prompt: Content, labels: Sequence[str] = (), odds: Sequence[str] = ()) -> None:
-        self.query_one("#prompt", Static).update(prompt)
-        options = self.query_one("#options", Horizontal)
-        options.remove_children()
-        options.mount_all(
-            Button(Content(f"{n} {label}"), name=str(n - 1), classes="option", compact=True)
-            for n, label in enumerate(labels, start=1)
-        )
+        self.query_one("#prompt", Line).text = prompt
+        for n, button in enumerate(self.query_one("#options").query(Button)):
+            shown = n < len(labels)
+            if shown:
+                label = f"{n + 1} {labels[n]}"
+                if str(button.label) != label:
+                    button.label = Content(label)
+            if button.display != shown:
+                button.display = shown
         self.show_odds(odds)
+
+    def offered(self) -> list[str]:
+        """The labels of the options on show (none while nobody human is choosing)."""
+        return [str(b.label) for b in self.query_one("#options").query(Button) if b.display]
 
     def show_odds(self, odds: Sequence[str]) -> None:
         text = "   ".join(f"{n}: {value}" for n, value in enumerate(odds, start=1))
-        self.query_one("#odds", Static).update(Content(f"odds  {text}" if odds else ""))
+        self.query_one("#odds", Line).text = Content(f"odds  {text}" if odds else "")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -76,6 +127,7 @@ class TableScreen(Screen[None]):
         ),
         Binding("space", "hurry", "Hurry", id="table.hurry"),
         Binding("o", "toggle_odds", "Odds", id="table.odds"),
+        Binding("l", "history", "Log", id="table.history"),
         Binding("f1,question_mark", "rules", "Rules", id="table.rules"),
         Binding("escape", "leave", "Leave", id="table.leave"),
     ]
@@ -92,6 +144,7 @@ class TableScreen(Screen[None]):
         self.awaiting_human = False
         self.hurrying = False
         self._ai_timer = None
+        self._bindings_state: tuple[object, ...] = ()
 
     # --- what a game screen provides -------------------------------------------------------
 
@@ -123,11 +176,11 @@ class TableScreen(Screen[None]):
     # --- layout and flow -------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static(id="status-bar")
+        yield Line(id="status-bar")
         with Horizontal(id="table-body"):
             with Vertical(id="board"):
                 yield from self.compose_board()
-            yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+            yield NarrationLog(id="log")
         yield DecisionBar(id="decision")
         yield Footer()
 
@@ -141,11 +194,11 @@ class TableScreen(Screen[None]):
         return self.setup.names
 
     def sync(self) -> None:
-        self.query_one("#status-bar", Static).update(Content(self.status()))
+        self.query_one("#status-bar", Line).text = Content(self.status())
         self.sync_board()
 
     def narrate_events(self, events: Sequence[Event]) -> None:
-        log = self.query_one("#log", RichLog)
+        log = self.query_one("#log", NarrationLog)
         for event in events:
             self.history.append(event)
             line = self.narrate(event)
@@ -172,7 +225,7 @@ class TableScreen(Screen[None]):
             self._ai_timer = self.set_timer(delay, self.ai_turn) if delay else None
             if not delay:
                 self.call_later(self.ai_turn)
-            self.refresh_bindings()
+            self.update_bindings()
             return
         self.hurrying = False
         if decision.kind in SECRET_KINDS and self.setup.humans > 1:
@@ -190,7 +243,16 @@ class TableScreen(Screen[None]):
         prompt = Content.assemble((name, "bold"), f", {decision.kind}:")
         labels = [self.option_label(option) for option in decision.options]
         self.query_one(DecisionBar).show(prompt, labels, self.odds_line())
-        self.refresh_bindings()
+        self.update_bindings()
+
+    def update_bindings(self) -> None:
+        """Refresh the footer only when the keys on offer change: the footer rebuilds every
+        key it shows on each refresh, which is most of the cost of a frame."""
+        decision = self.game.pending
+        state = (self.awaiting_human, len(decision.options) if decision else -1)
+        if state != self._bindings_state:
+            self._bindings_state = state
+            self.refresh_bindings()
 
     def odds_line(self) -> list[str]:
         if not (self.odds_shown and self.awaiting_human):
@@ -266,6 +328,11 @@ class TableScreen(Screen[None]):
     def action_rules(self) -> None:
         self.app.action_rules(self.setup.game)
 
+    def action_history(self) -> None:
+        from screens.dialogs import HistoryScreen
+
+        self.app.push_screen(HistoryScreen(self.query_one("#log", NarrationLog).lines))
+
     def action_leave(self) -> None:
         self.app.pop_screen()
 
@@ -279,7 +346,11 @@ def _handoff(name: str, what: str) -> Screen[bool]:
 class SeatList(Widget):
     """The seats as one widget: a line each, name (never markup), role and figures."""
 
-    rows: reactive[tuple[tuple[str, str, str, bool], ...]] = reactive((), layout=True)
+    rows: reactive[tuple[tuple[str, str, str, bool], ...]] = reactive(())
+
+    def watch_rows(self, old: tuple, new: tuple) -> None:
+        if len(old) != len(new):  # only the number of rows changes the height
+            self.refresh(layout=True)
 
     def render(self) -> Content:
         lines = []

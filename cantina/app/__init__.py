@@ -81,12 +81,12 @@ class CantinaApp(App[None]):
 
     def _check_size(self, size: Size | None = None) -> None:
         """Cover the screen with a notice while the terminal is below MIN_SIZE."""
-        from screens.dialogs import TooSmallScreen
-
         size = size or self.size
         small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
-        showing = isinstance(self.screen, TooSmallScreen)
+        showing = type(self.screen).__name__ == "TooSmallScreen"
         if small and not showing:
+            from screens.dialogs import TooSmallScreen  # only needed on a small terminal
+
             self.push_screen(TooSmallScreen())
         elif showing and not small:
             self.pop_screen()
