@@ -35,6 +35,13 @@ DEFAULT_AI = ("Expert", "Bold", "Cautious", "Reckless", "Superstitious", "Treach
 SEAT_RANGE = {"vigo": (2, 8), "valdes": (2, 8), "victim": (3, 3)}
 
 
+def picker(values: range, value: int, id: str, **kwargs) -> Select[int]:
+    """A one-line numeric choice (seats, stake limit, ante, health)."""
+    return Select(
+        [(str(n), n) for n in values], value=value, allow_blank=False, compact=True, id=id, **kwargs
+    )
+
+
 class SetupScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="setup.start"),
@@ -55,12 +62,10 @@ class SetupScreen(Screen[None]):
             yield Static(Content(f"{GAMES[self.game].title}: set the table"), id="setup-title")
             with Horizontal(classes="setup-line"):
                 yield Static("Seats ", classes="label")
-                yield Select(
-                    [(str(n), n) for n in self.seat_range],
-                    value=max(low, min(4, self.seat_range[-1])),
-                    allow_blank=False,
-                    compact=True,
-                    id="seat-count",
+                yield picker(
+                    self.seat_range,
+                    max(low, min(4, self.seat_range[-1])),
+                    "seat-count",
                     disabled=len(self.seat_range) == 1,
                 )
                 yield Static("  Seed ", classes="label")
@@ -90,34 +95,16 @@ class SetupScreen(Screen[None]):
     def compose_settings(self) -> ComposeResult:
         if self.game == "vigo":
             yield Static("Stake limit ", classes="label")
-            yield Select(
-                [(str(n), n) for n in range(1, 10)],
-                value=5,
-                allow_blank=False,
-                compact=True,
-                id="stake-limit",
-            )
+            yield picker(range(1, 10), 5, "stake-limit")
             yield Tick("Rising Stakes", id="rising", compact=True)
             yield Tick("House Vigo", id="house", compact=True)
             yield Tick("Vigo's Mercy", id="mercy", compact=True)
         elif self.game == "valdes":
             yield Static("Ante ", classes="label")
-            yield Select(
-                [(str(n), n) for n in range(0, 6)],
-                value=1,
-                allow_blank=False,
-                compact=True,
-                id="ante",
-            )
+            yield picker(range(0, 6), 1, "ante")
         else:
             yield Static("Health ", classes="label")
-            yield Select(
-                [(str(n), n) for n in range(3, 9)],
-                value=5,
-                allow_blank=False,
-                compact=True,
-                id="health",
-            )
+            yield picker(range(3, 9), 5, "health")
             yield Tick("Rematch bonus", value=True, id="rematch", compact=True)
 
     def on_mount(self) -> None:
