@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from importlib.resources import files
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -18,7 +19,9 @@ from textual.screen import Screen
 
 from cantina import preferences as prefs
 from cantina.app.themes import THEMES
-from cantina.seating import TableSetup
+
+if TYPE_CHECKING:  # the rules core loads with the first table, not with the menu
+    from cantina.seating import TableSetup
 
 MIN_SIZE = (80, 24)
 """The smallest terminal the layout is drawn for; below it a notice asks for more room."""
