@@ -177,9 +177,12 @@ class Die(Widget):
     def _show(self, face: Any) -> None:
         setattr(self, self.FACE_ATTRIBUTE, face)
 
+    FACES: Sequence[Any] = ()
+    """Every face of the die, which a tumble flicks through; each die names its own."""
+
     def tumble_faces(self) -> Sequence[Any]:
-        """The faces a tumble shows; a subclass returns its die's faces."""
-        raise NotImplementedError
+        """The faces a tumble shows (a die whose faces depend on its kind overrides this)."""
+        return self.FACES
 
     # --- drawing ---------------------------------------------------------------------
 
@@ -219,8 +222,7 @@ class ChanceCube(Die):
         super().__init__(**kwargs)
         self.set_reactive(ChanceCube.face, face)
 
-    def tumble_faces(self) -> Sequence[Colour]:
-        return ("red", "blue")
+    FACES = ("red", "blue")
 
     def render(self) -> Text:
         if self.face == "red":
@@ -258,8 +260,7 @@ class SixDie(Die):
         super().__init__(**kwargs)
         self.set_reactive(SixDie.value, value)
 
-    def tumble_faces(self) -> Sequence[int]:
-        return range(1, 7)
+    FACES = range(1, 7)
 
     def render(self) -> Text:
         rows = _PIPS.get(self.value, _BLANK) if self.value is not None else _BLANK
@@ -290,8 +291,7 @@ class TwelveDie(Die):
         super().__init__(**kwargs)
         self.set_reactive(TwelveDie.value, value)
 
-    def tumble_faces(self) -> Sequence[int]:
-        return range(1, 13)
+    FACES = range(1, 13)
 
     def render(self) -> Text:
         label = "" if self.value is None else str(self.value)
