@@ -96,10 +96,6 @@ class ResultScreen(ModalScreen[None]):
         self.app.switch_screen(table_screen(self.setup, game))
 
     def action_back(self) -> None:
-        from screens.menu import MenuScreen
-
         self.dismiss()
-        while len(self.app.screen_stack) > 2:
+        while len(self.app.screen_stack) > 1:  # the menu is the app's default screen
             self.app.pop_screen()
-        if not isinstance(self.app.screen, MenuScreen):
-            self.app.switch_screen(MenuScreen())

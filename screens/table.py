@@ -23,6 +23,7 @@ from textual.widgets import Button, Footer
 from textual.worker import Worker, WorkerState
 
 from cantina.ai.player import TableAI
+from cantina.app import stylesheets
 from cantina.games.events import Event
 from cantina.games.table import Action, Decision, Game, Kind
 from cantina.narration import Narrator
@@ -118,6 +119,8 @@ class DecisionBar(Vertical):
 
 class TableScreen(Screen[None]):
     """A game in progress. Subclasses give the board, the option words and the status."""
+
+    CSS_PATH = stylesheets("widgets.tcss")
 
     BINDINGS = [
         Binding("1", "pick(0)", "Choose", key_display="1-9", id="table.pick1"),

@@ -69,6 +69,9 @@ async def test_a_whole_game_through_the_ui(game):
             winner = table.setup.names[table.game.result.winner]
             assert headline == f"{winner} wins!"
         assert presses >= 1
+        await pilot.press("b")  # back to the cantina, even when play began at a table
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen)
 
 
 async def test_human_is_prompted_by_name_with_every_option_on_a_button():
