@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Footer
 from textual.worker import Worker, WorkerState
@@ -216,18 +217,13 @@ class TableScreen(Screen[None]):
         if decision is None:
             self.awaiting_human = False
             bar.show(Content("The game is over."))
-            pause = 0 if self.hurrying else self.app.ai_pace
-            show = lambda: self.app.push_screen(self.result_screen())  # noqa: E731
-            self.set_timer(pause, show) if pause else self.call_later(show)
+            self.later(self.show_result)  # a moment to see the last move first
             return
         seat = self.setup.seats[decision.seat]
         if not seat.human:
             self.awaiting_human = False
             bar.show(Content.assemble((seat.name, "bold"), f" ({seat.temperament}) is thinking…"))
-            delay = 0 if self.hurrying else self.app.ai_pace
-            self._ai_timer = self.set_timer(delay, self.ai_turn) if delay else None
-            if not delay:
-                self.call_later(self.ai_turn)
+            self._ai_timer = self.later(self.ai_turn)
             self.update_bindings()
             return
         self.hurrying = False
@@ -239,6 +235,18 @@ class TableScreen(Screen[None]):
             )
         else:
             self.offer(decision)
+
+    def later(self, callback) -> Timer | None:
+        """Run `callback` after the AI pace (so a person can follow), or at once when
+        hurrying or when the pace is 0; the timer, if any, so a hurry can fire it early."""
+        delay = 0 if self.hurrying else self.app.ai_pace
+        if delay:
+            return self.set_timer(delay, callback)
+        self.call_later(callback)
+        return None
+
+    def show_result(self) -> None:
+        self.app.push_screen(self.result_screen())
 
     def offer(self, decision: Decision) -> None:
         self.awaiting_human = True
