@@ -159,6 +159,7 @@ async def until(pilot, condition, timeout: float = 5.0) -> None:
             raise AssertionError(f"still waiting after {timeout} s")
         await pilot.pause(0.02)
         waited += 0.02
+    await pilot.pause()  # and let what was posted meanwhile (a Settled message) land
 
 
 @pilot_test

@@ -15,7 +15,7 @@ from cantina.ai.policy import PLAN_SCALE, distribution, leanings, pick, plan_bia
 from cantina.ai.temperament import Temperament
 from cantina.games.table import Action, Game
 from cantina.games.valdes import ValDesGame
-from cantina.games.victim import PLANS, VictimGame
+from cantina.games.victim import PLANS, VictimGame, target_seat
 from cantina.games.vigo import VigoGame
 
 HUMAN_MODEL = Temperament(
@@ -114,7 +114,7 @@ class TableAI:
 
 def _targets(supporter: int) -> tuple[int, ...]:
     """The seat each of PLANS aims at, for this Supporter (Left is the next seat)."""
-    return tuple((supporter + (1 if plan.direction == "left" else 2)) % 3 for plan in PLANS)
+    return tuple(target_seat(supporter, plan.direction) for plan in PLANS)
 
 
 def _covers(solved_from: Sequence[int], health: Sequence[int]) -> bool:

@@ -42,6 +42,7 @@ from cantina.games.victim import (
     Plan,
     VictimSettings,
     VictimState,
+    target_seat,
 )
 
 Health3 = tuple[int, int, int]
@@ -209,7 +210,7 @@ def _float_dists() -> tuple[tuple[tuple[float, float, float, float], ...], ...]:
     for attacker, supporter, _victim in _CYCLE:
         row = []
         for plan in PLANS:
-            target = (supporter + (1 if plan.direction == "left" else 2)) % SEATS
+            target = target_seat(supporter, plan.direction)
             role: TargetRole = "attacker" if target == attacker else "victim"
             victim = _victim_damage(plan.die, role)
             red = _RED_TWICE if plan.die == "neutral" else 0

@@ -141,6 +141,12 @@ _BATTLE_ROLLS = tuple(
 """Events are frozen values, so each possible battle roll is built once and shared."""
 
 
+def target_seat(supporter: int, direction: Direction) -> int:
+    """The seat a Supporter's direction card points at: Left is the next seat clockwise from
+    the Supporter, Right the other one (VI-3). The one place this rule is written."""
+    return (supporter + (1 if direction == "left" else 2)) % SEATS
+
+
 class VictimGame(Game[VictimState]):
     """The Victim! state machine: one pending decision per turn, the Supporter's plan."""
 
@@ -199,9 +205,8 @@ class VictimGame(Game[VictimState]):
         return self.state.result
 
     def target_of(self, direction: Direction) -> int:
-        """The seat a direction card points at now: Left is the next seat clockwise (VI-3)."""
-        supporter = self.state.supporter
-        return (supporter + (1 if direction == "left" else 2)) % SEATS
+        """The seat a direction card points at now (VI-3)."""
+        return target_seat(self.state.supporter, direction)
 
     def role_of(self, seat: int) -> Role:
         """The role `seat` holds this turn, so a screen can say whom a plan targets."""
