@@ -14,8 +14,8 @@ from textual.widgets import Button, Footer, Static
 from cantina.games import events as common
 from cantina.games import valdes, victim, vigo
 from cantina.games.table import Game
+from cantina.live import LiveTable
 from cantina.narration import Narrator
-from cantina.seating import TableSetup
 
 KEY_MOMENTS = (
     vigo.Challenged,
@@ -35,10 +35,11 @@ class ResultScreen(ModalScreen[None]):
         Binding("b,escape", "back", "Back to the cantina", id="result.back"),
     ]
 
-    def __init__(self, setup: TableSetup, game: Game[Any], history: list[common.Event]) -> None:
+    def __init__(self, table: LiveTable, history: list[common.Event]) -> None:
         super().__init__()
-        self.setup = setup
-        self.game = game
+        self.table = table
+        self.setup = table.setup
+        self.game: Game[Any] = table.game
         self.history = history
 
     def compose(self) -> ComposeResult:
@@ -84,16 +85,19 @@ class ResultScreen(ModalScreen[None]):
             self.action_back()
 
     def action_again(self) -> None:
+        from screens.table import TableScreen
         from screens.tables import table_screen
 
-        table = self.app.screen_stack[-2]
+        below = self.app.screen_stack[-2]
         try:
-            game = table.next_game()
+            self.table.next_game()
         except ValueError as err:
             self.notify(str(err), title="Cannot play on", severity="warning")
             return
+        if isinstance(below, TableScreen):
+            below.detach()
         self.dismiss()
-        self.app.switch_screen(table_screen(self.setup, game))
+        self.app.switch_screen(table_screen(self.table))
 
     def action_back(self) -> None:
         self.dismiss()

@@ -1,9 +1,10 @@
 """What every game's table screen shares: the log, the decision bar, AI pacing, hot-seat.
 
 A table screen renders the rules core's state and narrates its events; every choice, a
-human's by key or mouse or an AI's from a worker thread, goes through `game.apply`. The
-game screens (`screens/vigo.py`, `valdes.py`, `victim.py`) add a board and the words for
-each option; no screen decides a rule.
+human's by key or mouse or an AI's from a worker thread, is submitted to the `LiveTable`,
+which applies it and tells every screen watching (here, or over SSH). The game screens
+(`screens/vigo.py`, `valdes.py`, `victim.py`) add a board and the words for each option;
+no screen decides a rule.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from cantina.ai.player import TableAI
 from cantina.app import stylesheets
 from cantina.games.events import Event
 from cantina.games.table import Action, Decision, Game, Kind
+from cantina.live import LiveTable
 from cantina.narration import Narrator
 from cantina.seating import TableSetup
 
@@ -138,17 +140,45 @@ class TableScreen(Screen[None]):
 
     odds_shown: reactive[bool] = reactive(False, init=False)
 
-    def __init__(self, setup: TableSetup, game: Game[Any] | None = None) -> None:
+    class Played(Message):
+        """The table applied a decision (from this screen or any other seat)."""
+
+        def __init__(self, events: Sequence[Event]) -> None:
+            super().__init__()
+            self.events = events
+
+    def __init__(
+        self,
+        table: LiveTable | TableSetup,
+        *,
+        seats: frozenset[int] | None = None,
+        drives_ai: bool = True,
+    ) -> None:
         super().__init__()
-        self.setup = setup
-        self.game = game if game is not None else setup.new_game()
-        self.ai = TableAI(setup.temperaments())
-        self.narrate = Narrator(setup.names)
+        self.table = table if isinstance(table, LiveTable) else LiveTable(table)
+        self.setup = self.table.setup
+        self.seats_here = (
+            frozenset(i for i, seat in enumerate(self.setup.seats) if seat.human)
+            if seats is None
+            else seats
+        )
+        """The seats whose choices are made at this screen (all the people, in hot-seat)."""
+        self.drives_ai = drives_ai
+        """Whether this screen plays the AI seats (a shared table's owner does it instead)."""
+        self.ai = TableAI(self.setup.temperaments())
+        self.narrate = Narrator(self.setup.names)
         self.history: list[Event] = []
         self.awaiting_human = False
         self.hurrying = False
         self._ai_timer = None
         self._bindings_state: tuple[object, ...] = ()
+        self._stop_listening = self.table.listen(
+            lambda events: self.post_message(self.Played(events))
+        )
+
+    @property
+    def game(self) -> Game[Any]:
+        return self.table.game
 
     # --- what a game screen provides -------------------------------------------------------
 
@@ -175,7 +205,7 @@ class TableScreen(Screen[None]):
     def result_screen(self) -> Screen[Any]:
         from screens.result import ResultScreen
 
-        return ResultScreen(self.setup, self.game, self.history)
+        return ResultScreen(self.table, self.history)
 
     # --- layout and flow -------------------------------------------------------------------
 
@@ -193,12 +223,25 @@ class TableScreen(Screen[None]):
         self.sync()
         self.call_after_refresh(self.advance)
 
+    def on_unmount(self) -> None:
+        self.detach()
+
+    def detach(self) -> None:
+        """Stop following the table (it goes on to a new game, or this screen is leaving),
+        so a screen on its way out never plays an AI turn."""
+        self._stop_listening()
+        self.drives_ai = False
+        if self._ai_timer is not None:
+            self._ai_timer.stop()
+            self._ai_timer = None
+
     @property
     def names(self) -> list[str]:
         return self.setup.names
 
     def sync(self) -> None:
-        self.query_one("#status-bar", Line).text = Content(self.status())
+        status = " · ".join(part for part in (self.status(), self.table.status()) if part)
+        self.query_one("#status-bar", Line).text = Content(status)
         self.sync_board()
 
     def narrate_events(self, events: Sequence[Event]) -> None:
@@ -223,7 +266,13 @@ class TableScreen(Screen[None]):
         if not seat.human:
             self.awaiting_human = False
             bar.show(Content.assemble((seat.name, "bold"), f" ({seat.temperament}) is thinking…"))
-            self._ai_timer = self.later(self.ai_turn)
+            if self.drives_ai:
+                self._ai_timer = self.later(self.ai_turn)
+            self.update_bindings()
+            return
+        if decision.seat not in self.seats_here:
+            self.awaiting_human = False
+            bar.show(Content.assemble("Waiting for ", (seat.name, "bold"), f" to {decision.kind}…"))
             self.update_bindings()
             return
         self.hurrying = False
@@ -288,14 +337,19 @@ class TableScreen(Screen[None]):
             return
         if event.state is WorkerState.SUCCESS:
             seat, action = event.worker.result
-            self.play(seat, action)
+            decision = self.game.pending
+            if decision is not None and decision.seat == seat:  # not overtaken meanwhile
+                self.play(seat, action)
         elif event.state is WorkerState.ERROR:
             self.notify(f"The AI failed: {event.worker.error}", severity="error")
 
     def play(self, seat: int, action: Action) -> None:
+        """Submit a choice; the table tells every screen, this one included (`Played`)."""
         self.awaiting_human = False
-        events = self.game.apply(seat, action)
-        self.narrate_events(events)
+        self.table.submit(seat, action)
+
+    def on_table_screen_played(self, message: Played) -> None:
+        self.narrate_events(message.events)
         self.sync()
         self.advance()
 

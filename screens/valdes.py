@@ -63,7 +63,3 @@ class ValDesScreen(TableScreen):
 
     def odds_text(self, value: float) -> str:
         return f"{value:.0%} (no edge)"
-
-    def next_game(self) -> ValDesGame:
-        s = self.game.state
-        return ValDesGame.new(s.settings, self.game.dice, banks=list(s.banks))

@@ -94,6 +94,3 @@ class VictimScreen(TableScreen):
 
     def odds_text(self, value: float) -> str:
         return f"{value:.0%} win"
-
-    def next_game(self) -> VictimGame:
-        return self.game.rematch()

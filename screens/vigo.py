@@ -85,6 +85,3 @@ class VigoScreen(TableScreen):
 
     def odds_text(self, value: float) -> str:
         return f"{value:+.1f} cr"
-
-    def next_game(self) -> VigoGame:
-        return self.game.next_round()
