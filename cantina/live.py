@@ -7,9 +7,12 @@ the same decisions in the same order. Nothing here imports textual.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from cantina.ai.player import TableAI
+from cantina.games.dice import Dice
 from cantina.games.events import Event
 from cantina.games.table import Action, Game, Move
 from cantina.seating import TableSetup
@@ -40,9 +43,15 @@ class LiveTable:
         *,
         moves: Sequence[Move] = (),
         keeper: Keeper | None = None,
+        ai_dice: Dice | None = None,
     ) -> None:
         self.setup = setup
         self.game: Game[Any] = game if game is not None else setup.new_game()
+        self.ai = TableAI(setup.temperaments())
+        self.ai_dice = ai_dice if ai_dice is not None else Dice(ai_seed(setup.seed))
+        """The AI seats' own random source: apart from the table's dice, so the moves
+        alone replay a game, and saved with it, so a resumed table's AI chooses as it
+        would have."""
         self.moves: list[Move] = list(moves)
         """The decisions made in the current game, in order: with its start, its replay."""
         self.keeper = keeper
@@ -56,6 +65,11 @@ class LiveTable:
         """Be told the events of every decision and every new game; returns the way out."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def ai_move(self) -> Action:
+        """The AI's choice for the pending seat (safe in a worker thread: it changes only
+        the AI's own dice, and the game not at all)."""
+        return self.ai.choose(self.game, self.ai_dice)
 
     def submit(self, seat: int, action: Action) -> list[Event]:
         """Apply one decision (IllegalAction, and no change, when it is not on offer),
@@ -87,6 +101,11 @@ class LiveTable:
     def _tell(self, events: Sequence[Event]) -> None:
         for listener in list(self._listeners):
             listener(events)
+
+
+def ai_seed(seed: int) -> int:
+    """The AI's seed at a table with this seed: fixed by it, yet a stream of its own."""
+    return random.Random(f"cantina-ai:{seed}").getrandbits(63)
 
 
 def _next_in_series(game: Game[Any]) -> Game[Any]:

@@ -24,7 +24,6 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer
 from textual.worker import Worker, WorkerState
 
-from cantina.ai.player import TableAI
 from cantina.app import stylesheets
 from cantina.games.events import Event
 from cantina.games.table import Action, Decision, Game, Kind
@@ -165,7 +164,7 @@ class TableScreen(Screen[None]):
         """The seats whose choices are made at this screen (all the people, in hot-seat)."""
         self.drives_ai = drives_ai
         """Whether this screen plays the AI seats (a shared table's owner does it instead)."""
-        self.ai = TableAI(self.setup.temperaments())
+        self.ai = self.table.ai
         self.narrate = Narrator(self.setup.names)
         self.history: list[Event] = []
         self.awaiting_human = False
@@ -330,7 +329,7 @@ class TableScreen(Screen[None]):
         """In a worker thread: the AI's choice. Only the table's dice change meanwhile, and
         nothing else touches the game until the choice is played on the UI thread."""
         decision = self.game.pending
-        return decision.seat, self.ai.choose(self.game)
+        return decision.seat, self.table.ai_move()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name != "ai-choice":

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from cantina.ai import victim_odds, vigo_odds
 from cantina.ai.policy import PLAN_SCALE, distribution, leanings, pick, plan_bias
 from cantina.ai.temperament import Temperament
+from cantina.games.dice import Dice
 from cantina.games.table import Action, Game
 from cantina.games.valdes import ValDesGame
 from cantina.games.victim import PLANS, VictimGame, target_seat
@@ -32,8 +33,10 @@ class TableAI:
         self._victim: tuple[tuple[int, ...], victim_odds.VictimSolution] | None = None
         self._baseline: tuple[tuple[int, ...], victim_odds.VictimSolution] | None = None
 
-    def choose(self, game: Game) -> Action:
-        """The pending seat's choice, with any randomness from the table's own dice."""
+    def choose(self, game: Game, dice: Dice | None = None) -> Action:
+        """The pending seat's choice. Its randomness comes from `dice`: a live table passes
+        a source of its own for the AI, so a game replays from its seed and moves alone;
+        a simulation uses the table's dice, one seed for everything."""
         decision = game.pending
         if decision is None:
             raise ValueError("the game is over: there is nothing to choose")
@@ -48,7 +51,7 @@ class TableAI:
             scale, lean = leanings(game, temperament, options)
             utilities = [v + b for v, b in zip(values, lean, strict=True)]
             probabilities = distribution(utilities, temperament.noise * scale)
-        return options[pick(probabilities, game.dice)]
+        return options[pick(probabilities, game.dice if dice is None else dice)]
 
     def values(self, game: Game) -> tuple[float, ...]:
         """What each option of the pending decision is worth to the seat deciding: expected
@@ -63,6 +66,11 @@ class TableAI:
             return (0.5,) * len(decision.options)
         key = victim_odds.key_of(game.state)
         return tuple(self._solution(game).plan_values(key))
+
+    def win_chances(self, game: VictimGame) -> tuple[float, float, float]:
+        """Each seat's chance to win the match from here, with every seat playing as this
+        table's temperaments do (what a campaign's luck is measured against)."""
+        return self._solution(game).win(victim_odds.key_of(game.state))
 
     # --- Victim! -------------------------------------------------------------------------
 

@@ -1,0 +1,382 @@
+"""A campaign (CA-1): rounds, games or matches of one game, a fixed roster, carried banks.
+
+`Campaign` keeps the record a save file holds (`CampaignFile`) and turns it into live
+tables: it is the `Keeper` of its current `LiveTable`, so every decision made there is
+recorded and autosaved before any screen hears of it. Each round gets its own seed,
+derived from the campaign's, and keeps its start and moves, so any finished round can be
+replayed event by event.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from cantina.campaign.model import (
+    FORMAT,
+    CampaignFile,
+    RoundRecord,
+    SeatRecord,
+    Start,
+    TableRecord,
+    move_type,
+)
+from cantina.games import GAMES
+from cantina.games.dice import Dice
+from cantina.games.events import Event
+from cantina.games.table import Game, Move, checked, play_moves
+from cantina.live import LiveTable
+from cantina.seating import Seat, TableSetup
+
+UNIT_WORDS = {"vigo": "round", "valdes": "game", "victim": "match"}
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def round_seed(seed: int, number: int) -> int:
+    """Round `number`'s own seed: fixed by the campaign's seed, unlike every other's."""
+    return random.Random(f"cantina:{seed}:{number}").getrandbits(63)
+
+
+def encode_moves(moves: Sequence[Move]) -> msgspec.Raw:
+    return msgspec.Raw(msgspec.json.encode([{"seat": m.seat, "action": m.action} for m in moves]))
+
+
+def decode_moves(game: str, raw: msgspec.Raw | bytes) -> list[Move]:
+    """The recorded moves of one round (msgspec.ValidationError when they are malformed)."""
+    decoded = msgspec.json.decode(bytes(raw), type=list[move_type(game)])
+    return [Move(m.seat, m.action) for m in decoded]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One seat's line on the standings: what the campaign's end screen shows."""
+
+    seat: int
+    name: str
+    bank: int
+    won: int
+    vigo: int
+    """Rounds played as Vigo (Vigo's Favor only)."""
+    best_streak: int
+    luck: float
+    """What the seat got beyond what the exact odds expected (credits, calls or wins)."""
+
+
+class Campaign:
+    """A campaign's record, and the live table of its current round."""
+
+    def __init__(self, data: CampaignFile, *, on_change: Callable[[Campaign], None] | None = None):
+        self.data = data
+        self.settings: Any = checked(
+            msgspec.json.decode(data.settings, type=GAMES[data.game].settings)
+        )
+        self.seats = tuple(Seat(s.name, s.temperament) for s in data.roster)
+        self.on_change = on_change
+        """Called after every change of the record: the store's autosave."""
+
+    # --- making one ----------------------------------------------------------------------
+
+    @classmethod
+    def new(
+        cls,
+        name: str,
+        game: str,
+        seats: Sequence[Seat],
+        settings: Any,
+        *,
+        rounds: int,
+        seed: int,
+        match_stake: int = 0,
+        starting_bank: int = 20,
+    ) -> Campaign:
+        """A campaign before its first round (ValueError when the parts do not fit)."""
+        settings = checked(settings)
+        if getattr(settings, "seats", 3) != len(seats):
+            raise ValueError(f"the settings are for {settings.seats} seats, not {len(seats)}")
+        bank = getattr(settings, "starting_bank", starting_bank)
+        stamp = now()
+        data = CampaignFile(
+            format=FORMAT,
+            name=name,
+            game=game,
+            created=stamp,
+            updated=stamp,
+            roster=[SeatRecord(s.name, s.temperament) for s in seats],
+            settings=msgspec.Raw(msgspec.json.encode(settings)),
+            rounds=rounds,
+            match_stake=match_stake if game == "victim" else 0,
+            seed=seed,
+            banks=[bank] * len(seats),
+        )
+        return cls(data)
+
+    # --- where it stands -----------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.data.name
+
+    @property
+    def game(self) -> str:
+        return self.data.game
+
+    @property
+    def played(self) -> int:
+        return len(self.data.finished)
+
+    @property
+    def over(self) -> bool:
+        d = self.data
+        return d.table is None and (d.ended is not None or self.played >= d.rounds)
+
+    @property
+    def banks(self) -> list[int]:
+        """Every seat's bank now: mid-round, as the table stands."""
+        if self._table is not None and self.game != "victim":
+            return list(self._table.game.state.banks)
+        if self.data.table is not None and self.game == "victim":
+            return [b - self.data.match_stake for b in self.data.table.start.banks]
+        return list(self.data.banks)
+
+    def setup(self) -> TableSetup:
+        seed = self.data.table.start.seed if self.data.table else self.data.seed
+        return TableSetup(self.game, self.settings, self.seats, seed)
+
+    def where(self, number: int | None = None) -> str:
+        """ "round 3 of 10, lap 1 of 2" and the like."""
+        number = number or self.played + (0 if self.over else 1)
+        unit = UNIT_WORDS[self.game]
+        text = f"{unit} {min(number, self.data.rounds)} of {self.data.rounds}"
+        if self.game == "vigo":
+            seats = len(self.seats)
+            laps = -(-self.data.rounds // seats)
+            text += f", lap {(min(number, self.data.rounds) - 1) // seats + 1} of {laps}"
+        return text
+
+    # --- the live table --------------------------------------------------------------------
+
+    _table: LiveTable | None = None
+
+    def table(self) -> LiveTable:
+        """The current round's live table: the one in progress, or the next one started.
+
+        ValueError when the campaign is over (or the next round cannot be set up, which
+        ends it)."""
+        if self._table is not None and self._table.game.pending is not None:
+            return self._table
+        d = self.data
+        if d.table is not None:
+            game = GAMES[d.game].game.from_json(bytes(d.table.state))
+            moves = decode_moves(d.game, d.table.moves)
+            saved = d.table.ai_dice
+            ai_dice = Dice.from_state(saved) if saved is not None else None
+            self._table = LiveTable(self.setup(), game, moves=moves, keeper=self, ai_dice=ai_dice)
+            return self._table
+        game = self._start_next()
+        self._table = LiveTable(self.setup(), game, keeper=self)
+        return self._table
+
+    def _start_next(self) -> Game[Any]:
+        d = self.data
+        if self.over:
+            raise ValueError(f"the campaign {d.name!r} is over")
+        start = self.next_start()
+        try:
+            game = self.start_game(start)
+        except ValueError as err:
+            d.ended = str(err)
+            self._changed()
+            raise ValueError(f"the campaign is over: {err}") from None
+        d.table = TableRecord(
+            start=start, moves=encode_moves([]), state=msgspec.Raw(game.to_json())
+        )
+        self._changed()
+        return game
+
+    def next_start(self) -> Start:
+        """How the next round begins: the title passed on, the Scorekeeper moved round,
+        the last Victim's bonus, the banks carried."""
+        d = self.data
+        number = self.played + 1
+        seed = round_seed(d.seed, number)
+        seats = len(self.seats)
+        last = d.finished[-1] if d.finished else None
+        if d.game == "vigo":
+            vigo = 0 if last is None else self._finished_game(last).result.next_vigo
+            return Start(number=number, seed=seed, banks=list(d.banks), vigo=vigo)
+        if d.game == "valdes":
+            keeper = (self.settings.scorekeeper + number - 1) % seats
+            return Start(number=number, seed=seed, banks=list(d.banks), scorekeeper=keeper)
+        victim = None if last is None else self._finished_game(last).result.victim
+        return Start(number=number, seed=seed, banks=list(d.banks), previous_victim=victim)
+
+    def start_game(self, start: Start) -> Game[Any]:
+        """A round's game as it began (ValueError when it cannot be set up)."""
+        dice = Dice(start.seed)
+        game = self.game
+        if game == "vigo":
+            return GAMES[game].game.new(
+                self.settings, dice, vigo=start.vigo or 0, banks=start.banks, round=start.number
+            )
+        if game == "valdes":
+            settings = msgspec.structs.replace(self.settings, scorekeeper=start.scorekeeper or 0)
+            return GAMES[game].game.new(settings, dice, banks=start.banks)
+        stake = self.data.match_stake
+        broke = [self.seats[i].name for i, bank in enumerate(start.banks) if bank < stake]
+        if broke:
+            raise ValueError(f"{', '.join(broke)} cannot cover the match stake of {stake}")
+        return GAMES[game].game.new(self.settings, dice, previous_victim=start.previous_victim)
+
+    def _finished_game(self, record: RoundRecord) -> Game[Any]:
+        """A finished round played through again: how the title or the Victim moved on is
+        the rules' to say, so it is replayed rather than stored twice."""
+        game = self.start_game(record.start)
+        play_moves(game, decode_moves(self.game, record.moves))
+        return game
+
+    def replay(self, number: int) -> tuple[Game[Any], list[Move]]:
+        """Round `number` (finished, or the one in progress) as it began, and its moves."""
+        d = self.data
+        records = {r.start.number: (r.start, r.moves) for r in d.finished}
+        if d.table is not None:
+            records[d.table.start.number] = (d.table.start, d.table.moves)
+        if number not in records:
+            have = ", ".join(map(str, sorted(records))) or "none yet"
+            raise ValueError(f"no {UNIT_WORDS[d.game]} {number} to replay (there are: {have})")
+        start, moves = records[number]
+        return self.start_game(start), decode_moves(d.game, moves)
+
+    # --- the keeper of the live table --------------------------------------------------
+
+    def recorded(self, table: LiveTable) -> None:
+        """After every decision: the table as it stands, or the finished round, saved."""
+        d = self.data
+        assert d.table is not None, "a decision at a table the campaign did not start"
+        if table.game.pending is None:
+            d.finished.append(self._summary(d.table.start, table))
+            d.banks = d.finished[-1].banks
+            d.table = None
+        else:
+            d.table = TableRecord(
+                start=d.table.start,
+                moves=encode_moves(table.moves),
+                state=msgspec.Raw(table.game.to_json()),
+                ai_dice=table.ai_dice.state(),
+            )
+        self._changed()
+
+    def next_game(self, table: LiveTable) -> Game[Any]:
+        game = self._start_next()
+        return game
+
+    def status(self, table: LiveTable) -> str:
+        return f"{self.name}: {self.where()}"
+
+    def _changed(self) -> None:
+        self.data.updated = now()
+        if self.on_change is not None:
+            self.on_change(self)
+
+    # --- results -----------------------------------------------------------------------
+
+    def _summary(self, start: Start, table: LiveTable) -> RoundRecord:
+        game = table.game
+        events = _replayed_events(self.start_game(start), table.moves)
+        expected, actual = self._luck(start, table.moves, game, events)
+        return RoundRecord(
+            start=start,
+            moves=encode_moves(table.moves),
+            banks=self.banks_after(start, game),
+            winners=_winners(game),
+            expected=expected,
+            actual=actual,
+            finished=now(),
+        )
+
+    def banks_after(self, start: Start, game: Game[Any]) -> list[int]:
+        """The banks a finished round leaves: the game's own, or at Victim! the match
+        stake paid by all and taken by the winner (CA-1)."""
+        if self.game != "victim":
+            return list(game.state.banks)
+        stake = self.data.match_stake
+        banks = [bank - stake for bank in start.banks]
+        banks[game.result.winner] += stake * len(banks)
+        return banks
+
+    def _luck(
+        self, start: Start, moves: Sequence[Move], game: Game[Any], events: list[Event]
+    ) -> tuple[list[float], list[float]]:
+        """What the exact odds expected of each seat and what it got: credits at Vigo's
+        Favor (given the stake set), correct calls at Val-Des (half of those made), wins
+        at Victim! (the win chances at the first turn, for the temperaments at the table)."""
+        seats = range(len(self.seats))
+        if self.game == "vigo":
+            from cantina.ai import vigo_odds
+
+            first = self.start_game(start)
+            index = first.pending.options.index(moves[0].action) if moves else 0
+            expected = [vigo_odds.values_for(first, s)[index] for s in seats]
+            return expected, [float(n) for n in game.result.net]
+        if self.game == "valdes":
+            from cantina.games.events import Scored
+
+            calls = [sum(1 for m in moves if m.seat == s) for s in seats]
+            right = [0] * len(calls)
+            for event in events:
+                if isinstance(event, Scored) and event.why == "correct call":
+                    right[event.seat] += 1
+            return [c / 2 for c in calls], [float(r) for r in right]
+        from cantina.ai.player import TableAI
+
+        first = self.start_game(start)
+        chances = TableAI(self.setup().temperaments()).win_chances(first)
+        return list(chances), [1.0 if s == game.result.winner else 0.0 for s in seats]
+
+    def standings(self) -> list[Standing]:
+        d = self.data
+        banks = self.banks
+        rows = []
+        for seat, record in enumerate(d.roster):
+            won = [seat in r.winners for r in d.finished]
+            streak = best = 0
+            for w in won:
+                streak = streak + 1 if w else 0
+                best = max(best, streak)
+            rows.append(
+                Standing(
+                    seat=seat,
+                    name=record.name,
+                    bank=banks[seat],
+                    won=sum(won),
+                    vigo=sum(r.start.vigo == seat for r in d.finished) if d.game == "vigo" else 0,
+                    best_streak=best,
+                    luck=sum(_at(r.actual, seat) - _at(r.expected, seat) for r in d.finished),
+                )
+            )
+        return rows
+
+
+def _at(values: Sequence[float], seat: int) -> float:
+    return values[seat] if seat < len(values) else 0.0
+
+
+def _winners(game: Game[Any]) -> list[int]:
+    """Who won a round: at Val-Des the game's winner; at Vigo's Favor whoever came out of
+    it best, if anyone came out ahead."""
+    result = game.result
+    if hasattr(result, "winner"):
+        return [result.winner]
+    best = max(result.net)
+    return [seat for seat, net in enumerate(result.net) if net == best and best > 0]
+
+
+def _replayed_events(game: Game[Any], moves: Sequence[Move]) -> list[Event]:
+    return list(game.opening_events) + play_moves(game, moves)
