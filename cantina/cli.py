@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import cantina
@@ -63,6 +64,26 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="seed for the table's dice (default: random)")
     play.add_argument("--variants", default="", help="Vigo's Favor variants, comma-separated")
     play.add_argument("--ante", type=int, default=1, help="Val-Des ante (default 1)")
+
+    campaigns = commands.add_parser("campaigns", help="list the saved campaigns")
+    resume = commands.add_parser("resume", help="open a saved campaign where it stopped")
+    resume.add_argument("name", help="the campaign's name (or its file name)")
+    replay = commands.add_parser("replay", help="replay a round of a campaign, event by event")
+    replay.add_argument("name", help="the campaign's name (or its file name)")
+    replay.add_argument(
+        "round", nargs="?", type=int, help="which round, game or match (default: the last)"
+    )
+    replay.add_argument(
+        "--delay", type=float, default=0.6, help="seconds between lines (default 0.6)"
+    )
+    for sub in (parser, play, campaigns, resume, replay):
+        sub.add_argument(
+            "--save-dir",
+            metavar="DIR",
+            default=None if sub is parser else argparse.SUPPRESS,
+            help="where campaigns are saved (default: $CANTINA_SAVE_DIR, else the user "
+            "data folder)",
+        )
     return parser
 
 
@@ -73,12 +94,13 @@ DEFAULT_PLAY_SEATS = {
 }
 
 
-def run_app(args: argparse.Namespace | None) -> int:
-    """Open the cantina: the menu, or a table set from `cantina play`'s arguments."""
+def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | None = None) -> int:
+    """Open the cantina: the menu, a table set from `cantina play`'s arguments, or a
+    saved campaign."""
     from cantina.app import CantinaApp
 
     start = None
-    if args is not None:
+    if table:
         from cantina.games.table import checked
         from cantina.seating import TableSetup, seats_from_text
 
@@ -89,8 +111,14 @@ def run_app(args: argparse.Namespace | None) -> int:
             raise SystemExit(f"cantina: {err}") from None
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
         start = TableSetup(args.game, settings, seats, seed)
-    CantinaApp(start=start).run()
+    CantinaApp(start=start, resume=resume, save_dir=save_folder(args)).run()
     return 0
+
+
+def save_folder(args: argparse.Namespace) -> Path:
+    from cantina.campaign.store import save_dir
+
+    return save_dir(args.save_dir)
 
 
 def table_settings(game: str, seats: int, args: argparse.Namespace) -> Any:
@@ -136,9 +164,25 @@ def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        return run_app(None)
-    if args.command == "play":
         return run_app(args)
+    if args.command == "play":
+        return run_app(args, table=True)
+    if args.command == "campaigns":
+        from cantina.campaign.commands import list_campaigns
+
+        return list_campaigns(save_folder(args))
+    if args.command == "resume":
+        from cantina.campaign.store import Store
+
+        try:
+            path = Store(save_folder(args)).find(args.name)
+        except LookupError as err:
+            raise SystemExit(f"cantina: {err}; `cantina campaigns` lists them") from None
+        return run_app(args, resume=path)
+    if args.command == "replay":
+        from cantina.campaign.commands import replay
+
+        return replay(save_folder(args), args.name, args.round, args.delay)
     if args.command == "temperaments":
         from cantina.ai.temperament import temperaments
 

@@ -38,7 +38,8 @@ def _split(err: Exception, prefix: str = "") -> tuple[str, str]:
     text = str(err)
     match = _AT.search(text)
     if match:
-        return prefix + match.group(1).removeprefix("$") or "$", text[: match.start()]
+        field = match.group(1)
+        return (prefix + field.removeprefix("$") if prefix else field), text[: match.start()]
     return prefix or "$", text
 
 
@@ -48,6 +49,8 @@ def read_campaign(raw: bytes, file: str) -> Any:
 
     try:
         header = msgspec.json.decode(raw, type=Header)
+    except UnicodeDecodeError as err:
+        raise Damaged(file, "", f"not a cantina save: not UTF-8 text ({err.reason})") from None
     except msgspec.DecodeError as err:
         field, reason = _split(err)
         if isinstance(err, msgspec.ValidationError):
@@ -68,7 +71,7 @@ def read_campaign(raw: bytes, file: str) -> Any:
             data = msgspec.json.decode(raw, type=CampaignFile)
     except msgspec.ValidationError as err:
         raise Damaged(file, *_split(err)) from None
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise Damaged(file, "", f"not a cantina save: {err}") from None
     except Damaged as err:
         raise Damaged(file, err.field, err.reason) from None
@@ -162,7 +165,7 @@ def _replay(campaign: Any, file: str, at: str, start: Any, moves: Any, decode: A
         recorded = decode(campaign.game, moves)
     except msgspec.ValidationError as err:
         raise Damaged(file, *_split(err, f"{at}.moves")) from None
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise Damaged(file, f"{at}.moves", str(err)) from None
     for n, move in enumerate(recorded):
         try:

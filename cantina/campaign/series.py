@@ -188,8 +188,8 @@ class Campaign:
         d = self.data
         if self.over:
             raise ValueError(f"the campaign {d.name!r} is over")
-        start = self.next_start()
         try:
+            start = self.next_start()
             game = self.start_game(start)
         except ValueError as err:
             d.ended = str(err)
@@ -210,6 +210,9 @@ class Campaign:
         seats = len(self.seats)
         last = d.finished[-1] if d.finished else None
         if d.game == "vigo":
+            able = [seat.name for seat, bank in zip(self.seats, d.banks, strict=True) if bank]
+            if len(able) < 2:  # VF-11: the campaign ends when only one seat can still play
+                raise ValueError(f"only {' and '.join(able) or 'nobody'} can still play")
             vigo = 0 if last is None else self._finished_game(last).result.next_vigo
             return Start(number=number, seed=seed, banks=list(d.banks), vigo=vigo)
         if d.game == "valdes":

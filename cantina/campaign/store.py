@@ -23,6 +23,8 @@ import msgspec
 from cantina.campaign.check import Damaged, read_campaign
 from cantina.campaign.series import Campaign
 
+UNEXPECTED = "could not be read (an unexpected error)"
+
 MAX_FILE = 4 * 1024 * 1024
 """A save is a few hundred KiB at most; anything bigger is refused unread."""
 
@@ -122,7 +124,12 @@ def load(path: Path) -> Campaign:
             raw = file.read(MAX_FILE + 1)
     except OSError as err:
         raise Damaged(path.name, "", f"cannot be read: {err.strerror or err}") from None
-    return read_campaign(raw, path.name)
+    try:
+        return read_campaign(raw, path.name)
+    except Damaged:
+        raise
+    except Exception as err:  # a reading bug must not take the whole listing down
+        raise Damaged(path.name, "", f"{UNEXPECTED} ({type(err).__name__}: {err})") from err
 
 
 @dataclass(frozen=True)

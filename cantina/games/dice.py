@@ -80,7 +80,7 @@ class Dice:
         dice = cls()
         try:
             dice._rng.setstate((state.version, tuple(state.internal), state.gauss_next))
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, OverflowError) as err:
             raise ValueError(
                 f"the saved random source is not a valid generator state: {err}"
             ) from None

@@ -149,7 +149,7 @@ class Game(abc.ABC, Generic[S]):
         """Load a table saved by `to_json`; damaged data raises ValueError naming the field."""
         try:
             snap = msgspec.json.decode(data, type=Snapshot[cls.state_type])  # type: ignore[name-defined]
-        except msgspec.DecodeError as err:
+        except (msgspec.DecodeError, UnicodeDecodeError) as err:
             raise CorruptState(str(err)) from None
         if snap.game != cls.game_id:
             raise CorruptState(f"this is a {snap.game!r} table, not {cls.game_id!r} - at `$.game`")

@@ -1,0 +1,82 @@
+"""`cantina campaigns` and `cantina replay`: campaign files read from the terminal."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import time
+from pathlib import Path
+
+from cantina.campaign.series import UNIT_WORDS, Campaign
+from cantina.campaign.store import Store
+
+
+def list_campaigns(folder: Path) -> int:
+    """Every save in `folder`, newest first; damaged ones flagged with file and reason."""
+    entries = Store(folder).entries()
+    print(f"Campaigns in {folder}:" if entries else f"No campaigns in {folder}.")
+    for entry in entries:
+        when = dt.datetime.fromtimestamp(entry.modified).strftime("%Y-%m-%d %H:%M")
+        if entry.campaign is None:
+            print(f"  DAMAGED  {entry.problem}")
+            continue
+        c = entry.campaign
+        print(f"  {c.name:<24} {_title(c):<13} {c.where():<30} {when}")
+        print(f"  {'':<24} {summary(c)}")
+    return 0
+
+
+def summary(campaign: Campaign) -> str:
+    """The standings in one line, best bank first."""
+    rows = sorted(campaign.standings(), key=lambda s: -s.bank)
+    text = ", ".join(f"{s.name} {s.bank}" for s in rows)
+    if campaign.over:
+        text += "  (finished)"
+    return text
+
+
+def _title(campaign: Campaign) -> str:
+    from cantina.games import GAMES
+
+    return GAMES[campaign.game].title
+
+
+def replay(folder: Path, name: str, number: int | None, delay: float) -> int:
+    """One round of a campaign narrated again, event by event, from its seed and moves."""
+    from cantina.games.table import play_moves
+    from cantina.narration import Narrator
+
+    store = Store(folder)
+    try:
+        path = store.find(name)
+    except LookupError as err:
+        raise SystemExit(f"cantina: {err}") from None
+    from cantina.campaign.check import Damaged
+    from cantina.campaign.store import load
+
+    try:
+        campaign = load(path)
+    except Damaged as err:
+        raise SystemExit(f"cantina: cannot replay a damaged save: {err}") from None
+    if number is None:
+        number = campaign.played or 1
+    try:
+        game, moves = campaign.replay(number)
+    except ValueError as err:
+        raise SystemExit(f"cantina: {err}") from None
+    narrate = Narrator([seat.name for seat in campaign.seats])
+    unit = UNIT_WORDS[campaign.game]
+    print(f"{campaign.name}, {unit} {number}: " + ", ".join(s.name for s in campaign.seats))
+    events = list(game.opening_events)
+    for move in moves:
+        events += play_moves(game, [move])
+    for event in events:
+        line = narrate(event)
+        if line:
+            print(line, flush=True)
+            if delay:
+                time.sleep(delay)
+    if game.pending is not None:
+        print(f"(the {unit} is still in progress)")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,232 @@
+"""Campaigns (CA-1, CA-2): rounds in a series, carried banks, saves that resume exactly."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cantina.campaign.check import Damaged
+from cantina.campaign.series import Campaign
+from cantina.campaign.store import InUse, Store, load
+from cantina.games.table import play_moves
+from cantina.games.vigo import VigoSettings
+from cantina.seating import seats_from_text
+
+sys.path.insert(0, str(Path(__file__).parent))
+from campaign_driver import decisions, drive, new_campaign
+
+DRIVER = Path(__file__).parent / "campaign_driver.py"
+
+
+def play_out(campaign: Campaign, n: int = -1) -> list[bytes]:
+    events: list[bytes] = []
+    drive(campaign, n, lambda _count, e: events.append(e))
+    return events
+
+
+def test_ca1_vigo_title_passes_each_round_and_banks_carry() -> None:
+    """CA-1, VF-11: one lap of three seats: each seat is Vigo once, each round starts with
+    the banks the last one left, and the campaign stops after the lap."""
+    campaign = Campaign.new(
+        "lap",
+        "vigo",
+        seats_from_text("Expert,Bold,Cautious"),
+        VigoSettings(seats=3),
+        rounds=3,
+        seed=21,
+    )
+    play_out(campaign)
+    rounds = campaign.data.finished
+    assert campaign.over and len(rounds) == 3
+    assert [r.start.vigo for r in rounds] == [0, 1, 2]
+    assert rounds[0].start.banks == [20, 20, 20]
+    for before, after in itertools.pairwise(rounds):
+        assert after.start.banks == before.banks
+    assert sum(rounds[-1].banks) == 60, "credits only move between seats"
+    assert [s.vigo for s in campaign.standings()] == [1, 1, 1]
+    with pytest.raises(ValueError, match="over"):
+        campaign.table()
+
+
+def test_ca1_house_vigo_keeps_the_title() -> None:
+    """CA-1, VF-13: with a House Vigo the title never moves."""
+    settings = VigoSettings(seats=3, house_vigo=True)
+    seats = seats_from_text("Expert,Bold,Cautious")
+    campaign = Campaign.new("house", "vigo", seats, settings, rounds=4, seed=5)
+    play_out(campaign)
+    assert [r.start.vigo for r in campaign.data.finished] == [0, 0, 0, 0]
+
+
+def test_ca1_vigo_campaign_ends_when_only_one_seat_can_play() -> None:
+    """CA-1, VF-11: a campaign also ends once only one seat has credits left."""
+    campaign = Campaign.new(
+        "broke",
+        "vigo",
+        seats_from_text("Reckless,Reckless"),
+        VigoSettings(seats=2, starting_bank=2),
+        rounds=200,
+        seed=3,
+    )
+    play_out(campaign)
+    assert campaign.over and len(campaign.data.finished) < 200
+    assert sum(1 for bank in campaign.banks if bank) == 1
+    assert "can still play" in (campaign.data.ended or "")
+
+
+def test_ca1_val_des_ante_winnings_carry() -> None:
+    """CA-1: each game's pot goes to its winner's bank, and the next game antes from it."""
+    campaign = new_campaign("valdes", seed=8, rounds=3)
+    play_out(campaign)
+    games = campaign.data.finished
+    assert len(games) == 3
+    for record in games:
+        winner = record.winners[0]
+        pot = 3  # three seats ante 1
+        assert record.banks[winner] == record.start.banks[winner] - 1 + pot
+    assert [g.start.scorekeeper for g in games] == [0, 1, 2], "the Scorekeeper moves round"
+
+
+def test_ca1_victim_match_stake_and_rematch_health() -> None:
+    """CA-1, VI-2: all three pay the match stake, the winner takes it; the last match's
+    Victim starts the next with one more health."""
+    campaign = new_campaign("victim", seed=4, rounds=2)
+    play_out(campaign)
+    first, second = campaign.data.finished
+    for record in (first, second):
+        winner = record.winners[0]
+        assert record.banks[winner] == record.start.banks[winner] + 2
+        assert sorted(record.banks) == sorted(record.banks)  # three entries
+        assert sum(record.banks) == sum(record.start.banks)
+    game, _moves = campaign.replay(2)
+    last_victim = campaign.replay(1)
+    done, moves = last_victim
+    play_moves(done, moves)
+    assert game.state.health[done.result.victim] == 6
+    assert sorted(game.state.health) == [5, 5, 6]
+
+
+def test_luck_is_what_each_seat_got_beyond_the_odds() -> None:
+    """Val-Des luck: correct calls minus half the calls made (no call has an edge)."""
+    campaign = new_campaign("valdes", seed=2, rounds=1)
+    play_out(campaign)
+    record = campaign.data.finished[0]
+    assert record.expected == [
+        sum(1 for m in json.loads(bytes(record.moves)) if m["seat"] == s) / 2 for s in range(3)
+    ]
+    luck = [s.luck for s in campaign.standings()]
+    assert luck == [a - e for a, e in zip(record.actual, record.expected, strict=True)]
+
+
+@pytest.mark.parametrize("game", ["vigo", "valdes", "victim"])
+def test_every_finished_round_replays_from_its_seed_and_moves(game: str) -> None:
+    campaign = new_campaign(game, seed=13, rounds=2)
+    play_out(campaign)
+    for record in campaign.data.finished:
+        start, moves = campaign.replay(record.start.number)
+        play_moves(start, moves)
+        assert start.pending is None
+        assert campaign.banks_after(record.start, start) == record.banks
+
+
+@pytest.mark.parametrize("game", ["vigo", "valdes", "victim"])
+def test_ca2_resume_in_a_new_process_continues_exactly(game: str, tmp_path: Path) -> None:
+    """CA-2: play some decisions in one process (autosaving), continue in another, and
+    the events are those of a run that never saved; the AI too chooses as it would have."""
+    rounds = 6 if game == "vigo" else 3
+    never_saved = play_out(new_campaign(game, seed=31, rounds=rounds))
+    assert len(never_saved) > 8
+    path = Path(run_driver("create", tmp_path, game, "31", rounds).strip())
+    first = run_driver("play", path, len(never_saved) // 2).splitlines()
+    second = run_driver("play", path, "-1").splitlines()
+    assert first[0] == second[0] == "ready"
+    lines = first[1:] + second[1:]
+    assert [line.split(" ", 1)[1].encode() for line in lines] == never_saved
+    assert [int(line.split(" ", 1)[0]) for line in lines] == list(range(1, len(lines) + 1))
+    assert load(path).over
+
+
+def run_driver(*args: object) -> str:
+    done = subprocess.run(
+        [sys.executable, str(DRIVER), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_second_process_cannot_open_a_campaign_in_play(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    path = store.create(new_campaign("valdes", seed=1, rounds=2))
+    with store.open(path):
+        done = subprocess.run(
+            [sys.executable, str(DRIVER), "play", str(path), "1"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode != 0
+        assert "open in another cantina" in done.stderr and str(os.getpid()) in done.stderr
+        with pytest.raises(InUse):
+            store.open(path)
+    with store.open(path):  # released on close
+        pass
+
+
+def test_saves_are_readable_json_with_a_format(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    path = store.create(new_campaign("valdes", seed=6, rounds=3))
+    with store.open(path) as session:
+        drive(session.campaign, 4, lambda *_: None)
+    data = json.loads(path.read_text())
+    assert data["format"] == 2 and data["game"] == "valdes"
+    assert [seat["name"] for seat in data["roster"]] == ["Expert", "Reckless", "Rookie"]
+    assert data["table"]["state"]["dice"]["internal"], "the random source is saved"
+    assert len(data["table"]["moves"]) == 4
+    assert decisions(load(path)) == 4
+
+
+def test_names_never_collide_and_damaged_files_are_left_alone(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    first = store.create(new_campaign("valdes", seed=1, rounds=1))
+    second = store.create(new_campaign("valdes", seed=1, rounds=1))
+    assert first != second and first.name == "valdes-1.json" and second.name == "valdes-1-2.json"
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(first.read_bytes()[:-40])
+    before = broken.read_bytes(), broken.stat().st_mtime_ns
+    entries = store.entries()
+    assert {e.path.name for e in entries if e.campaign} == {first.name, second.name}
+    (bad,) = [e for e in entries if e.problem]
+    assert bad.path == broken and "broken.json" in str(bad.problem)
+    with pytest.raises(Damaged):
+        store.open(broken)
+    assert (broken.read_bytes(), broken.stat().st_mtime_ns) == before
+
+
+def test_migrates_a_format_1_save(tmp_path: Path) -> None:
+    """A hand-written format-1 file (players, seeds and moves, no table state) loads as
+    the same campaign the current code builds, and is not rewritten by reading it."""
+    fixture = Path(__file__).parent / "fixtures" / "campaign-format-1.json"
+    path = tmp_path / fixture.name
+    path.write_bytes(fixture.read_bytes())
+    campaign = load(path)
+    assert campaign.name == "Old friends" and campaign.game == "vigo"
+    assert [s.name for s in campaign.seats] == ["Ana", "Expert", "Bold"]
+    assert campaign.seats[0].human and campaign.seats[1].temperament == "Expert"
+    assert campaign.played == 1 and campaign.data.table is not None
+    first = campaign.data.finished[0]
+    assert first.start.seed == 777 and first.start.vigo == 0
+    assert sum(first.banks) == 60 and campaign.data.table.start.banks == first.banks
+    table = campaign.table()
+    assert table.game.state.round == 2 and len(table.moves) == 1
+    assert path.read_bytes() == fixture.read_bytes()
+    assert campaign.data.created == "2026-10-02T20:15:00+00:00"
