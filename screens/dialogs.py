@@ -1,4 +1,5 @@
-"""Small modal screens: the too-small notice and the hot-seat hand-off."""
+"""Small modal screens: the too-small notice, the hot-seat hand-off, the log, and the
+questions asked before changing a saved campaign."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, RichLog, Static
+from textual.widgets import Button, Footer, Input, RichLog, Static
 
 
 class TooSmallScreen(ModalScreen[None]):
@@ -77,3 +78,57 @@ class HistoryScreen(ModalScreen[None]):
         for line in self.lines:
             log.write(Content(line))
         log.focus()
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes-or-no question before something that cannot be undone."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content(self.question))
+            yield Button(Content("Yes  [y]"), id="yes", variant="error")
+            yield Button(Content("No  [n]"), id="no")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class AskScreen(ModalScreen[str | None]):
+    """One line of text (a new name, a place to export to); None when cancelled."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask.cancel")]
+
+    def __init__(self, question: str, value: str = "", *, max_length: int = 0) -> None:
+        super().__init__()
+        self.question = question
+        self.value = value
+        self.max_length = max_length
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content(self.question))
+            yield Input(value=self.value, max_length=self.max_length, id="answer")
+            yield Static(Content("Enter to confirm, Esc to cancel"), classes="hint")
+        yield Footer()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,4 +1,4 @@
-"""The cantina menu: the three games, Resume, Rules, Settings and Quit."""
+"""The cantina menu: the three games, campaigns (new and resumed), Rules, Settings, Quit."""
 
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ class MenuScreen(Screen[None]):
         Binding("v", "game('vigo')", "Vigo's Favor", id="menu.vigo"),
         Binding("d", "game('valdes')", "Val-Des", id="menu.valdes"),
         Binding("i", "game('victim')", "Victim!", id="menu.victim"),
+        Binding("c", "new_campaign", "New campaign", id="menu.new_campaign", show=False),
+        Binding("u", "resume", "Resume", id="menu.resume", show=False),
         Binding("r", "rules", "Rules", id="menu.rules"),
         Binding("s", "settings", "Settings", id="menu.settings"),
         Binding("q", "app.quit", "Quit", id="menu.quit"),
@@ -43,7 +45,8 @@ class MenuScreen(Screen[None]):
             with Center(id="menu-buttons"):
                 for game, title, key, _ in GAMES:
                     yield Button(Content(f"{title}  [{key}]"), id=f"play-{game}", classes="game")
-                yield Button(Content("Resume a campaign"), id="resume", disabled=True)
+                yield Button(Content("New campaign  [c]"), id="new-campaign")
+                yield Button(Content("Resume a campaign  [u]"), id="resume")
                 yield Button(Content("Rules  [r]"), id="rules")
                 yield Button(Content("Settings  [s]"), id="settings")
                 yield Button(Content("Quit  [q]"), id="quit")
@@ -51,13 +54,21 @@ class MenuScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#play-vigo", Button).focus()
-        resume = self.query_one("#resume", Button)
-        resume.tooltip = "Campaigns arrive in a later version"
+
+    def on_screen_resume(self) -> None:
+        """Back at the menu: any campaign that was being played is put away (it saved
+        itself after every decision), so another cantina may open it."""
+        if self.app.screen is self:  # not a resume at start-up that already sat down
+            self.app.close_campaign()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         button = event.button.id or ""
         if button.startswith("play-"):
             self.action_game(button.removeprefix("play-"))
+        elif button == "new-campaign":
+            self.action_new_campaign()
+        elif button == "resume":
+            self.action_resume()
         elif button == "rules":
             self.action_rules()
         elif button == "settings":
@@ -69,6 +80,16 @@ class MenuScreen(Screen[None]):
         from screens.setup import SetupScreen
 
         self.app.push_screen(SetupScreen(game))
+
+    def action_new_campaign(self) -> None:
+        from screens.campaigns import ChooseGameScreen
+
+        self.app.push_screen(ChooseGameScreen())
+
+    def action_resume(self) -> None:
+        from screens.campaigns import CampaignsScreen
+
+        self.app.push_screen(CampaignsScreen())
 
     def action_rules(self) -> None:
         self.app.action_rules()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,6 +16,9 @@ from cantina.games import valdes, victim, vigo
 from cantina.games.table import Game
 from cantina.live import LiveTable
 from cantina.narration import Narrator
+
+if TYPE_CHECKING:
+    from cantina.campaign.series import Campaign
 
 KEY_MOMENTS = (
     vigo.Challenged,
@@ -51,11 +54,18 @@ class ResultScreen(ModalScreen[None]):
             moments = [line for line in moments if line][-8:]
             yield Static(Content("Key moments:\n" + "\n".join(moments)), id="moments")
             with Horizontal(id="result-buttons"):
-                yield Button(
-                    Content(f"{AGAIN[self.setup.game]}  [n]"), id="again", variant="primary"
-                )
+                campaign = self.campaign()
+                again = AGAIN[self.setup.game]
+                if campaign is not None and campaign.over:
+                    again = "Final standings"
+                yield Button(Content(f"{again}  [n]"), id="again", variant="primary")
                 yield Button(Content("Back to the cantina  [b]"), id="back")
         yield Footer()
+
+    def campaign(self) -> Campaign | None:
+        """The campaign this table's round belongs to, if any."""
+        session = self.app.campaign_session
+        return session.campaign if session is not None and self.table.campaign else None
 
     def headline(self) -> str:
         names = self.setup.names
@@ -89,15 +99,26 @@ class ResultScreen(ModalScreen[None]):
         from screens.tables import table_screen
 
         below = self.app.screen_stack[-2]
+        campaign = self.campaign()
         try:
             self.table.next_game()
         except ValueError as err:
-            self.notify(str(err), title="Cannot play on", severity="warning")
+            if campaign is None:
+                self.notify(str(err), title="Cannot play on", severity="warning")
+                return
+            self.final_standings(campaign)  # its last round, or it cannot go on (VF-11)
             return
         if isinstance(below, TableScreen):
             below.detach()
         self.dismiss()
         self.app.switch_screen(table_screen(self.table))
+
+    def final_standings(self, campaign: Campaign) -> None:
+        from screens.standings import StandingsScreen
+
+        while len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+        self.app.push_screen(StandingsScreen(campaign))
 
     def action_back(self) -> None:
         self.dismiss()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,6 +18,9 @@ from cantina.games.valdes import ValDesSettings
 from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.seating import Seat, TableSetup, clean_name
+
+if TYPE_CHECKING:
+    from cantina.campaign.series import Campaign
 
 HUMAN = "human"
 
@@ -33,6 +37,8 @@ class Tick(Checkbox):
 
 DEFAULT_AI = ("Expert", "Bold", "Cautious", "Reckless", "Superstitious", "Treacherous", "Loyal")
 SEAT_RANGE = {"vigo": (2, 8), "valdes": (2, 8), "victim": (3, 3)}
+LENGTH_WORDS = {"vigo": "Laps", "valdes": "Games", "victim": "Matches"}
+"""How a campaign's length is counted: a Vigo's Favor lap gives every seat the title once."""
 
 
 def picker(values: range, value: int, id: str, **kwargs) -> Select[int]:
@@ -49,9 +55,11 @@ class SetupScreen(Screen[None]):
         Binding("f1", "rules", "Rules", id="setup.rules"),
     ]
 
-    def __init__(self, game: str) -> None:
+    def __init__(self, game: str, *, campaign: bool = False) -> None:
         super().__init__()
         self.game = game
+        self.campaign = campaign
+        """Set up a campaign (a name, its length) rather than a single table."""
         low, high = SEAT_RANGE[game]
         self.seat_range = range(low, high + 1)
 
@@ -59,7 +67,11 @@ class SetupScreen(Screen[None]):
         kinds = [("Human", HUMAN)] + [(t.name, t.name) for t in temperaments().values()]
         low = self.seat_range[0]
         with Vertical(id="setup"):
-            yield Static(Content(f"{GAMES[self.game].title}: set the table"), id="setup-title")
+            what = "a new campaign" if self.campaign else "set the table"
+            yield Static(Content(f"{GAMES[self.game].title}: {what}"), id="setup-title")
+            if self.campaign:
+                with Horizontal(classes="setup-line", id="campaign-line"):
+                    yield from self.compose_campaign()
             with Horizontal(classes="setup-line"):
                 yield Static("Seats ", classes="label")
                 yield picker(
@@ -91,6 +103,16 @@ class SetupScreen(Screen[None]):
                 )
                 yield Button(Content("Back  [esc]"), id="back", compact=True)
         yield Footer()
+
+    def compose_campaign(self) -> ComposeResult:
+        yield Static("Name ", classes="label")
+        yield Input(value="Campaign", id="campaign-name", compact=True, max_length=40)
+        length = LENGTH_WORDS[self.game]
+        yield Static(f"  {length} ", classes="label")
+        yield picker(range(1, 21), 2 if self.game == "vigo" else 5, "campaign-length")
+        if self.game == "victim":
+            yield Static("  Match stake ", classes="label")
+            yield picker(range(0, 11), 5, "match-stake")
 
     def compose_settings(self) -> ComposeResult:
         if self.game == "vigo":
@@ -159,6 +181,27 @@ class SetupScreen(Screen[None]):
             rematch_bonus=self.query_one("#rematch", Tick).value,
         )
 
+    def new_campaign(self) -> Campaign:
+        """The campaign this screen describes (ValueError when the parts do not fit)."""
+        from cantina.campaign.series import Campaign
+
+        setup = self.table()
+        length = self.query_one("#campaign-length", Select).value
+        rounds = length
+        if self.game == "vigo" and not setup.settings.house_vigo:
+            rounds = length * len(setup.seats)  # VF-11: every seat is Vigo once a lap
+        stake = self.query_one("#match-stake", Select).value if self.game == "victim" else 0
+        name = clean_name(self.query_one("#campaign-name", Input).value, "Campaign")
+        return Campaign.new(
+            name,
+            self.game,
+            setup.seats,
+            setup.settings,
+            rounds=rounds,
+            seed=setup.seed,
+            match_stake=stake,
+        )
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
             self.action_start()
@@ -168,6 +211,9 @@ class SetupScreen(Screen[None]):
     def action_start(self) -> None:
         from screens.tables import table_screen
 
+        if self.campaign:
+            self.start_campaign()
+            return
         setup = self.table()
         try:
             screen = table_screen(setup)
@@ -175,6 +221,21 @@ class SetupScreen(Screen[None]):
             self.notify(str(err), title="Cannot start", severity="warning")
             return
         self.app.switch_screen(screen)
+
+    def start_campaign(self) -> None:
+        """Save the new campaign, then sit down at its first table."""
+        from cantina.campaign.check import Damaged
+        from cantina.campaign.store import InUse
+
+        try:
+            campaign = self.new_campaign()
+            store = self.app.campaigns()
+            session = store.open(store.create(campaign))
+        except (ValueError, OSError, InUse, Damaged) as err:
+            self.notify(str(err), title="Cannot start the campaign", severity="warning")
+            return
+        self.app.pop_screen()
+        self.app.sit_down(session)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -21,12 +21,12 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Button, Footer
+from textual.widgets import Button, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from cantina.app import stylesheets
 from cantina.games.events import Event
-from cantina.games.table import Action, Decision, Game, Kind
+from cantina.games.table import Action, Decision, Game, Kind, Move
 from cantina.live import LiveTable
 from cantina.narration import Narrator
 from cantina.seating import TableSetup
@@ -133,6 +133,7 @@ class TableScreen(Screen[None]):
         Binding("space", "hurry", "Hurry", id="table.hurry"),
         Binding("o", "toggle_odds", "Odds", id="table.odds"),
         Binding("l", "history", "Log", id="table.history"),
+        Binding("t", "standings", "Standings", id="table.standings"),
         Binding("f1,question_mark", "rules", "Rules", id="table.rules"),
         Binding("escape", "leave", "Leave", id="table.leave"),
     ]
@@ -152,6 +153,8 @@ class TableScreen(Screen[None]):
         *,
         seats: frozenset[int] | None = None,
         drives_ai: bool = True,
+        replay: Sequence[Move] | None = None,
+        label: str = "",
     ) -> None:
         super().__init__()
         self.table = table if isinstance(table, LiveTable) else LiveTable(table)
@@ -164,6 +167,10 @@ class TableScreen(Screen[None]):
         """The seats whose choices are made at this screen (all the people, in hot-seat)."""
         self.drives_ai = drives_ai
         """Whether this screen plays the AI seats (a shared table's owner does it instead)."""
+        self.replay = list(replay) if replay is not None else None
+        """Recorded moves to play again, paced like AI turns, instead of asking anyone."""
+        self.label = label
+        """Shown first in the status bar (a replay says which round it is)."""
         self.ai = self.table.ai
         self.narrate = Narrator(self.setup.names)
         self.history: list[Event] = []
@@ -213,6 +220,8 @@ class TableScreen(Screen[None]):
         with Horizontal(id="table-body"):
             with Vertical(id="board"):
                 yield from self.compose_board()
+                if self.table.campaign:
+                    yield Static(id="campaign-panel")
             yield NarrationLog(id="log")
         yield DecisionBar(id="decision")
         yield Footer()
@@ -239,8 +248,10 @@ class TableScreen(Screen[None]):
         return self.setup.names
 
     def sync(self) -> None:
-        status = " · ".join(part for part in (self.status(), self.table.status()) if part)
+        status = " · ".join(part for part in (self.label, self.status()) if part)
         self.query_one("#status-bar", Line).text = Content(status)
+        if self.table.campaign:
+            self.query_one("#campaign-panel", Static).update(Content(self.table.status()))
         self.sync_board()
 
     def narrate_events(self, events: Sequence[Event]) -> None:
@@ -256,6 +267,16 @@ class TableScreen(Screen[None]):
         """Ask whoever is to decide next: show a human the choices, or let an AI think."""
         decision = self.game.pending
         bar = self.query_one(DecisionBar)
+        if self.replay is not None:
+            self.awaiting_human = False
+            if decision is None or not self.replay:
+                bar.show(Content("The replay is over. Esc goes back."))
+            else:
+                name = self.setup.seats[decision.seat].name
+                bar.show(Content.assemble("Replay: ", (name, "bold"), f" to {decision.kind}…"))
+                self._ai_timer = self.later(self.ai_turn)
+            self.update_bindings()
+            return
         if decision is None:
             self.awaiting_human = False
             bar.show(Content("The game is over."))
@@ -323,6 +344,11 @@ class TableScreen(Screen[None]):
 
     def ai_turn(self) -> None:
         self._ai_timer = None
+        if self.replay is not None:
+            if self.replay and self.game.pending is not None:
+                move = self.replay.pop(0)
+                self.table.submit(move.seat, move.action)
+            return
         self.run_worker(self._think, thread=True, exclusive=True, group="ai", name="ai-choice")
 
     def _think(self) -> tuple[int, Action]:
@@ -366,6 +392,8 @@ class TableScreen(Screen[None]):
             return not self.awaiting_human and self.game.pending is not None
         if action == "toggle_odds":
             return self.awaiting_human
+        if action == "standings":
+            return self.table.campaign and self.app.campaign_session is not None
         return True
 
     def action_pick(self, index: int) -> None:
@@ -396,6 +424,13 @@ class TableScreen(Screen[None]):
         from screens.dialogs import HistoryScreen
 
         self.app.push_screen(HistoryScreen(self.query_one("#log", NarrationLog).lines))
+
+    def action_standings(self) -> None:
+        from screens.standings import StandingsScreen
+
+        session = self.app.campaign_session
+        if session is not None:
+            self.app.push_screen(StandingsScreen(session.campaign, closing=False))
 
     def action_leave(self) -> None:
         self.app.pop_screen()

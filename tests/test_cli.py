@@ -28,7 +28,7 @@ def test_version_and_help():
     assert done.returncode == 0 and done.stdout.startswith("cantina ")
     done = cantina("--help")
     assert done.returncode == 0
-    for command in ("sim", "watch", "temperaments"):
+    for command in ("sim", "watch", "temperaments", "campaigns", "resume", "replay"):
         assert command in done.stdout
 
 
@@ -153,3 +153,57 @@ def sample(kind):
         else:
             fields[name] = words.get(name, "red")
     return kind(**fields)
+
+
+def finished_campaign(folder, name: str = "Robots"):
+    """A Val-Des campaign of AI seats with its first game played and saved."""
+    from cantina.campaign.series import Campaign
+    from cantina.campaign.store import Store
+    from cantina.games.valdes import ValDesSettings
+    from cantina.seating import seats_from_text
+
+    store = Store(folder)
+    campaign = Campaign.new(
+        name, "valdes", seats_from_text("Expert,Bold"), ValDesSettings(seats=2), rounds=3, seed=4
+    )
+    with store.open(store.create(campaign)) as session:
+        table = session.campaign.table()
+        while table.game.pending is not None:
+            table.submit(table.game.pending.seat, table.ai_move())
+        return session.campaign
+
+
+def test_campaigns_lists_saves_and_flags_damaged_ones(tmp_path):
+    """`cantina campaigns`: each save with its game and standing; a damaged file by name
+    with its reason, and left as it was."""
+    finished_campaign(tmp_path)
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": 2, "name": 7}')
+    done = cantina("campaigns", "--save-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "Robots" in done.stdout and "Val-Des" in done.stdout and "game 2 of 3" in done.stdout
+    assert "DAMAGED  broken.json" in done.stdout
+    assert bad.read_text() == '{"format": 2, "name": 7}'
+
+
+def test_replay_narrates_a_finished_round_as_it_was_played(tmp_path):
+    """`cantina replay NAME 1`: the round again from its seed and moves, line for line the
+    narration of playing it."""
+    from cantina.games.table import play_moves
+
+    campaign = finished_campaign(tmp_path)
+    game, moves = campaign.replay(1)
+    narrate = Narrator([seat.name for seat in campaign.seats])
+    events = list(game.opening_events) + play_moves(game, moves)
+    expected = [line for line in map(narrate, events) if line]
+    done = cantina("replay", "Robots", "1", "--save-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Robots, game 1:")
+    assert lines[1:] == expected and len(expected) > 5
+
+
+def test_resume_of_an_unknown_campaign_says_how_to_list_them(tmp_path):
+    done = cantina("resume", "nothing-here", "--save-dir", str(tmp_path))
+    assert done.returncode != 0
+    assert "no campaign called 'nothing-here'" in done.stderr and "cantina campaigns" in done.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events
@@ -21,6 +22,7 @@ from cantina import preferences as prefs
 from cantina.app.themes import THEMES
 
 if TYPE_CHECKING:  # the rules core loads with the first table, not with the menu
+    from cantina.campaign.store import Session, Store
     from cantina.seating import TableSetup
 
 MIN_SIZE = (80, 24)
@@ -51,8 +53,16 @@ class CantinaApp(App[None]):
         animation_speed: float | None = None,
         ai_pace: float | None = None,
         save_preferences: bool = True,
+        save_dir: Path | None = None,
+        resume: Path | None = None,
     ) -> None:
         super().__init__()
+        self.save_dir = save_dir
+        """Where campaigns are saved (None: CANTINA_SAVE_DIR, else the user data folder)."""
+        self.resume = resume
+        """A campaign save to open at start, instead of the menu."""
+        self.campaign_session: Session | None = None
+        """The campaign being played, locked and autosaving, until back at the menu."""
         self.preferences, self.preferences_problem = prefs.load()
         self.save_preferences = save_preferences
         self.start = start
@@ -82,7 +92,64 @@ class CantinaApp(App[None]):
             from screens.tables import table_screen
 
             self.push_screen(table_screen(self.start))
+        elif self.resume is not None:
+            self.play_campaign(self.resume)
         self._check_size()
+
+    def on_unmount(self) -> None:
+        self.close_campaign()
+
+    # --- campaigns -------------------------------------------------------------------------
+
+    def campaigns(self) -> Store:
+        from cantina.campaign.store import Store, save_dir
+
+        return Store(save_dir(self.save_dir))
+
+    def play_campaign(self, path: Path) -> bool:
+        """Open a saved campaign (locked, autosaving) and sit down at its table; False,
+        with the reason shown, when it is in use, damaged or over."""
+        from cantina.campaign.check import Damaged
+        from cantina.campaign.store import InUse
+
+        self.close_campaign()
+        try:
+            session = self.campaigns().open(path)
+        except (InUse, Damaged, OSError) as err:
+            self.notify(str(err), title="Cannot open the campaign", severity="error")
+            return False
+        return self.sit_down(session)
+
+    def sit_down(self, session: Session) -> bool:
+        """Show an open campaign: its table, or its standings when it is over."""
+        from screens.standings import StandingsScreen
+        from screens.tables import table_screen
+
+        self.campaign_session = session
+        session.on_error = lambda err: self.notify(
+            f"Could not save {session.path.name}: {err}. Play goes on; the next decision "
+            "tries again.",
+            title="Autosave failed",
+            severity="error",
+        )
+        campaign = session.campaign
+        if campaign.over:
+            self.push_screen(StandingsScreen(campaign))
+            return True
+        try:
+            table = campaign.table()
+        except ValueError as err:  # it ended as the next round was set up
+            self.notify(str(err), title=campaign.name)
+            self.push_screen(StandingsScreen(campaign))
+            return True
+        self.push_screen(table_screen(table))
+        return True
+
+    def close_campaign(self) -> None:
+        """Release the campaign being played (every decision is already saved)."""
+        if self.campaign_session is not None:
+            self.campaign_session.close()
+            self.campaign_session = None
 
     def on_resize(self, event: events.Resize) -> None:
         self._check_size(event.size)

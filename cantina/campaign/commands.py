@@ -22,17 +22,8 @@ def list_campaigns(folder: Path) -> int:
             continue
         c = entry.campaign
         print(f"  {c.name:<24} {_title(c):<13} {c.where():<30} {when}")
-        print(f"  {'':<24} {summary(c)}")
+        print(f"  {'':<24} {c.summary()}")
     return 0
-
-
-def summary(campaign: Campaign) -> str:
-    """The standings in one line, best bank first."""
-    rows = sorted(campaign.standings(), key=lambda s: -s.bank)
-    text = ", ".join(f"{s.name} {s.bank}" for s in rows)
-    if campaign.over:
-        text += "  (finished)"
-    return text
 
 
 def _title(campaign: Campaign) -> str:

@@ -281,7 +281,14 @@ class Campaign:
         return game
 
     def status(self, table: LiveTable) -> str:
-        return f"{self.name}: {self.where()}"
+        """Shown beside the table: the campaign, where it stands, and the banks."""
+        return f"{self.name}\n{self.where()}\n{self.summary()}"
+
+    def summary(self) -> str:
+        """The standings in one line, best bank first."""
+        rows = sorted(self.standings(), key=lambda s: (-s.bank, s.seat))
+        text = ", ".join(f"{s.name} {s.bank}" for s in rows)
+        return text + ("  (finished)" if self.over else "")
 
     def _changed(self) -> None:
         self.data.updated = now()

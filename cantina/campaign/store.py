@@ -14,7 +14,7 @@ import errno
 import fcntl
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -235,11 +235,23 @@ class Session:
         self.campaign = campaign
         self.lock = lock
         self.saves = 0
-        campaign.on_change = lambda _campaign: self.save()
+        self.on_error: Callable[[OSError], None] | None = None
+        """Told of an autosave that failed (a full disk, say); without it, it raises."""
+        campaign.on_change = lambda _campaign: self.autosave()
 
     def save(self) -> None:
         write_atomic(self.path, encode(self.campaign))
         self.saves += 1
+
+    def autosave(self) -> None:
+        """Save after a decision. A failure must not stop the game: the campaign stays
+        whole in memory and the next decision writes it all again."""
+        try:
+            self.save()
+        except OSError as err:
+            if self.on_error is None:
+                raise
+            self.on_error(err)
 
     def close(self) -> None:
         self.campaign.on_change = None

@@ -1,0 +1,208 @@
+"""Campaigns from the menu: pick a game for a new one, or list the saves to resume one."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from cantina.campaign.check import Damaged
+from cantina.campaign.store import Entry, InUse
+from cantina.games import GAMES
+from screens.dialogs import AskScreen, ConfirmScreen
+
+
+class ChooseGameScreen(ModalScreen[None]):
+    """Which game the new campaign plays; its table setup follows."""
+
+    BINDINGS = [
+        Binding("v", "choose('vigo')", "Vigo's Favor", id="campaign.vigo"),
+        Binding("d", "choose('valdes')", "Val-Des", id="campaign.valdes"),
+        Binding("i", "choose('victim')", "Victim!", id="campaign.victim"),
+        Binding("escape", "dismiss", "Back", id="campaign.back"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content("A new campaign: which game?"))
+            for game, key in (("vigo", "v"), ("valdes", "d"), ("victim", "i")):
+                yield Button(Content(f"{GAMES[game].title}  [{key}]"), id=f"campaign-{game}")
+        yield Footer()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_choose((event.button.id or "").removeprefix("campaign-"))
+
+    def action_choose(self, game: str) -> None:
+        from screens.setup import SetupScreen
+
+        self.dismiss()
+        self.app.push_screen(SetupScreen(game, campaign=True))
+
+
+class CampaignsScreen(Screen[None]):
+    """Every saved campaign, newest first; damaged saves are listed with their reason and
+    are never written to (they can only be exported, to be looked at)."""
+
+    BINDINGS = [
+        Binding("r", "resume", "Resume", id="campaigns.resume"),
+        Binding("n", "rename", "Rename", id="campaigns.rename"),
+        Binding("x,delete", "delete", "Delete", id="campaigns.delete"),
+        Binding("e", "export", "Export", id="campaigns.export"),
+        Binding("t", "standings", "Standings", id="campaigns.standings"),
+        Binding("escape", "app.pop_screen", "Back", id="campaigns.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store = self.app.campaigns()
+        self.entries: list[Entry] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="campaigns"):
+            yield Static(id="campaigns-title")
+            yield OptionList(id="campaign-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted:
+            self.reload()
+
+    def reload(self, keep: Path | None = None) -> None:
+        """Read the folder again (after a change, or on coming back from a game)."""
+        listing = self.query_one(OptionList)
+        highlighted = self.selected()
+        keep = keep or (highlighted.path if highlighted else None)
+        self.entries = self.store.entries()
+        listing.clear_options()
+        listing.add_options(_option(entry) for entry in self.entries)
+        count = len(self.entries)
+        title = f"Campaigns in {self.store.folder}"
+        title += (
+            "\nEnter or r resumes the highlighted one."
+            if count
+            else (": none yet. Start one with New campaign on the menu.")
+        )
+        self.query_one("#campaigns-title", Static).update(Content(title))
+        if count:
+            paths = [e.path for e in self.entries]
+            listing.highlighted = paths.index(keep) if keep in paths else 0
+        listing.focus()
+
+    def selected(self) -> Entry | None:
+        index = self.query_one(OptionList).highlighted
+        if index is None or index >= len(self.entries):
+            return None
+        return self.entries[index]
+
+    def usable(self) -> Entry | None:
+        """The highlighted campaign, if it can be opened (a damaged one says why not)."""
+        entry = self.selected()
+        if entry is not None and entry.problem is not None:
+            self.notify(str(entry.problem), title="This save is damaged", severity="warning")
+            return None
+        return entry
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_resume()
+
+    def action_resume(self) -> None:
+        entry = self.usable()
+        if entry is not None:
+            self.app.play_campaign(entry.path)
+
+    def action_standings(self) -> None:
+        from screens.standings import StandingsScreen
+
+        entry = self.usable()
+        if entry is not None and entry.campaign is not None:
+            self.app.push_screen(StandingsScreen(entry.campaign, closing=False))
+
+    def action_rename(self) -> None:
+        entry = self.usable()
+        if entry is None or entry.campaign is None:
+            return
+
+        def rename(name: str | None) -> None:
+            if name:
+                self.guarded(lambda: self.store.rename(entry.path, name), entry.path)
+
+        self.app.push_screen(
+            AskScreen("A new name for the campaign:", entry.campaign.name, max_length=40), rename
+        )
+
+    def action_delete(self) -> None:
+        entry = self.usable()
+        if entry is None or entry.campaign is None:
+            return
+
+        def delete(sure: bool | None) -> None:
+            if sure:
+                self.guarded(lambda: self.store.delete(entry.path))
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Delete the campaign {entry.campaign.name!r} ({entry.path.name})? "
+                "Its save cannot be brought back."
+            ),
+            delete,
+        )
+
+    def action_export(self) -> None:
+        entry = self.selected()
+        if entry is None:
+            return
+
+        def export(where: str | None) -> None:
+            if where:
+                destination = Path(where).expanduser()
+                self.guarded(
+                    lambda: self.notify(
+                        f"Exported to {self.store.export(entry.path, destination)}",
+                        title=entry.path.name,
+                    )
+                )
+
+        self.app.push_screen(
+            AskScreen(f"Export {entry.path.name} to (a folder or a new file):", str(Path.cwd())),
+            export,
+        )
+
+    def guarded(self, change, keep: Path | None = None) -> None:
+        """Run a change to a save; say why when it cannot be made, then list again."""
+        try:
+            change()
+        except (InUse, Damaged, OSError) as err:
+            self.notify(str(err), title="Not done", severity="error")
+        self.reload(keep)
+
+
+def _option(entry: Entry) -> Option:
+    """Two lines per save: name, game, where it stands and when; then the standings."""
+    when = dt.datetime.fromtimestamp(entry.modified).strftime("%Y-%m-%d %H:%M")
+    if entry.campaign is None:
+        return Option(
+            Content.assemble(
+                ("DAMAGED ", "bold reverse"),
+                f" {entry.path.name}  {when}\n   ",
+                entry.problem.reason if entry.problem else "",
+                f" ({entry.problem.field})" if entry.problem and entry.problem.field else "",
+            )
+        )
+    c = entry.campaign
+    return Option(
+        Content.assemble(
+            (c.name, "bold"),
+            f"  {GAMES[c.game].title}, {c.where()}  {when}\n   ",
+            c.summary(),
+        )
+    )
