@@ -133,7 +133,7 @@ class TableScreen(Screen[None]):
         Binding("space", "hurry", "Hurry", id="table.hurry"),
         Binding("o", "toggle_odds", "Odds", id="table.odds"),
         Binding("l", "history", "Log", id="table.history"),
-        Binding("t", "standings", "Standings", id="table.standings"),
+        Binding("t", "standings", "Ranks", id="table.standings", tooltip="The campaign standings"),
         Binding("f1,question_mark", "rules", "Rules", id="table.rules"),
         Binding("escape", "leave", "Leave", id="table.leave"),
     ]
