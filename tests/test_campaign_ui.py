@@ -158,6 +158,7 @@ async def test_resume_at_start_opens_the_table(tmp_path):
         assert isinstance(app.screen, TableScreen)
         assert "Quick" in text_of(app.screen, "#campaign-panel")
         assert app.campaign_session is not None
+    Store(folder).open(path).close()  # quitting the app gave the lock back
 
 
 async def test_a_campaign_open_elsewhere_is_refused_with_a_message(tmp_path):
