@@ -151,7 +151,7 @@ class Slate(Widget):
 
     DEFAULT_CSS = """
     Slate {
-        width: auto;
+        width: 100%;
         height: auto;
     }
     """
@@ -174,6 +174,7 @@ class Slate(Widget):
         self._reveals: list[str] = []
         self._calls: list[dict[int, str]] = []
         self._scores: list[int] = []
+        self._styles: dict[str, Style] = {}
 
     def update_slate(
         self,
@@ -188,15 +189,22 @@ class Slate(Widget):
         "blue"); `calls_by_set[k][i]` is player i's call in set k+1 ("red"/"blue"), missing
         when the player made none. A set with calls but no reveal yet is the one in play.
         """
-        shape = (len(names), len(calls_by_set))
-        reshaped = shape != (len(self._names), len(self._calls))
-        self._names = list(names)
-        self._reveals = list(reveals)
-        self._calls = [dict(calls) for calls in calls_by_set]
-        self._scores = list(scores)
-        self.refresh(layout=reshaped)  # a new row or column resizes it; new marks do not
+        state = (
+            list(names),
+            list(reveals),
+            [dict(calls) for calls in calls_by_set],
+            list(scores),
+        )
+        if state == (self._names, self._reveals, self._calls, self._scores):
+            return  # most calls change nothing shown: no repaint
+        rows = len(names) != len(self._names)
+        self._names, self._reveals, self._calls, self._scores = state
+        # The slate fills its container's width, so a new set's column is a repaint; only a
+        # new row changes its height and needs a new layout of the screen.
+        self.refresh(layout=rows)
 
     def render(self) -> Text:
+        self._styles = {}  # each component's style is looked up once a render
         if not self._names:
             return Text("")
         style = self._style
@@ -264,4 +272,7 @@ class Slate(Widget):
         return Style()
 
     def _style(self, component: str) -> Style:
-        return component_style(self, component)
+        style = self._styles.get(component)
+        if style is None:
+            style = self._styles[component] = component_style(self, component)
+        return style
