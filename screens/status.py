@@ -13,7 +13,9 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.content import Content, Span
 from textual.reactive import reactive
+from textual.style import Style as ContentStyle
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -153,6 +155,8 @@ class Slate(Widget):
     Slate {
         width: 100%;
         height: auto;
+        text-wrap: nowrap;
+        text-overflow: clip;
     }
     """
 
@@ -174,7 +178,7 @@ class Slate(Widget):
         self._reveals: list[str] = []
         self._calls: list[dict[int, str]] = []
         self._scores: list[int] = []
-        self._styles: dict[str, Style] = {}
+        self._styles: dict[str, ContentStyle] = {}
 
     def update_slate(
         self,
@@ -203,10 +207,13 @@ class Slate(Widget):
         # new row changes its height and needs a new layout of the screen.
         self.refresh(layout=rows)
 
-    def render(self) -> Text:
-        self._styles = {}  # each component's style is looked up once a render
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = {}  # the theme or CSS changed: look the component styles up again
+
+    def render(self) -> Content:
         if not self._names:
-            return Text("")
+            return Content("")
         style = self._style
         names = [safe_text(name) for name in self._names]
         for name in names:
@@ -215,64 +222,84 @@ class Slate(Widget):
         sets = max(len(self._reveals), len(self._calls))
         first = 0 if sets <= MAX_SETS_SHOWN else sets - (MAX_SETS_SHOWN - 1)
         shown = range(first, sets)
-        more = Text("  …", style=style("slate--header")) if first else Text("")
+        more = "  …" if first else ""
         header_style = style("slate--header")
 
-        lines: list[Text] = []
-        header = Text("Set".ljust(width), style=header_style)
-        header.append_text(more)
-        for k in shown:
-            header.append(f"{k + 1:>3}", header_style)
-        header.append("   Pts", header_style)
-        lines.append(header)
+        lines: list[Content] = []
+        header = _Row()
+        header.add("Set".ljust(width) + more + "".join(f"{k + 1:>3}" for k in shown), header_style)
+        header.add("   Pts", header_style)
+        lines.append(header.content())
 
-        cube = Text("Cube".ljust(width), style=header_style)
-        cube.append_text(more)
+        cube = _Row()
+        cube.add("Cube".ljust(width) + more, header_style)
         for k in shown:
             letter = call_letter(self._reveals[k]) if k < len(self._reveals) else " "
-            cube.append(f"{letter:>3}", self._letter_style(letter))
-        lines.append(cube)
+            cube.add(f"{letter:>3}", self._letter_style(letter))
+        lines.append(cube.content())
 
         best = max(self._scores, default=None)
         for i, name in enumerate(names):
-            row = Text.assemble(name, " " * (width - name.cell_len))
-            row.stylize(style("slate--name"))
-            row.append_text(more)
+            row = _Row()
+            row.add(name.plain + " " * (width - name.cell_len), style("slate--name"))
+            row.add(more, header_style)
             for k in shown:
-                row.append_text(self._cell(i, k))
+                self._cell(row, i, k)
             score = self._scores[i] if i < len(self._scores) else 0
             total = style("slate--leader") if score == best else style("slate--total")
-            row.append(f"  {score:>4}", total)
-            lines.append(row)
-        return Text("\n").join(lines)
+            row.add(f"  {score:>4}", total)
+            lines.append(row.content())
+        return Content("\n").join(lines)
 
-    def _cell(self, player: int, k: int) -> Text:
+    def _cell(self, row: _Row, player: int, k: int) -> None:
         style = self._style
         calls = self._calls[k] if k < len(self._calls) else {}
         if player not in calls:
-            return Text("  ·", style=style("slate--pending"))
+            row.add("  ·", style("slate--pending"))
+            return
         letter = call_letter(calls[player])
+        row.add(" ")
+        row.add(letter, self._letter_style(letter))
         if k >= len(self._reveals):
-            return Text.assemble(
-                " ", (letter, self._letter_style(letter)), ("…", style("slate--pending"))
-            )
-        if letter == call_letter(self._reveals[k]):
-            return Text.assemble(
-                " ", (letter, self._letter_style(letter)), ("✓", style("slate--right"))
-            )
-        return Text.assemble(
-            " ", (letter, self._letter_style(letter)), ("✗", style("slate--wrong"))
-        )
+            row.add("…", style("slate--pending"))
+        elif letter == call_letter(self._reveals[k]):
+            row.add("✓", style("slate--right"))
+        else:
+            row.add("✗", style("slate--wrong"))
 
-    def _letter_style(self, letter: str) -> Style:
+    def _letter_style(self, letter: str) -> ContentStyle | None:
         if letter == "V":
             return self._style("slate--val")
         if letter == "D":
             return self._style("slate--des")
-        return Style()
+        return None
 
-    def _style(self, component: str) -> Style:
+    def _style(self, component: str) -> ContentStyle:
+        """A component's style, looked up once until the styles change (a refresh clears
+        Textual's own cache of them, and the slate repaints on every new mark)."""
         style = self._styles.get(component)
         if style is None:
-            style = self._styles[component] = component_style(self, component)
+            rich = component_style(self, component)
+            style = self._styles[component] = ContentStyle.from_rich_style(rich)
         return style
+
+
+class _Row:
+    """One line of the slate built as plain text and style spans: far cheaper to draw
+    than a rich `Text` assembled piece by piece and converted."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._spans: list[Span] = []
+        self._end = 0
+
+    def add(self, text: str, style: ContentStyle | None = None) -> None:
+        if not text:
+            return
+        start, self._end = self._end, self._end + len(text)
+        self._parts.append(text)
+        if style is not None:
+            self._spans.append(Span(start, self._end, style))
+
+    def content(self) -> Content:
+        return Content("".join(self._parts), spans=self._spans)

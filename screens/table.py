@@ -16,10 +16,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.timer import Timer
+from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Button, Footer
 from textual.worker import Worker, WorkerState
@@ -53,25 +56,50 @@ class NarrationLog(Widget):
 
     It draws only the tail that fits, and new lines repaint it without a new layout (a
     scrolling log resizes its virtual canvas on every line, which lays out the whole
-    screen); the whole story is one key away in the history view."""
+    screen); the whole story is one key away in the history view. Each line is wrapped
+    and drawn once and kept (until the width or the styles change), so a new line costs
+    the drawing of that line alone, not of the whole panel."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.lines: list[str] = []
+        self._drawn: list[list[Strip]] = []
+        """The rows of each line as drawn at `_drawn_width`, oldest first."""
+        self._drawn_width = -1
+        self._rows: list[Strip] = []
+        """The rows on show, from the last `render_lines`."""
 
     def write(self, line: str) -> None:
         self.lines.append(line)
         self.refresh()
 
-    def render(self) -> Content:
-        width = max(self.content_region.width, 10)
-        rows: list[Content] = []
-        for line in reversed(self.lines):
-            wrapped = Content(line).wrap(width)
-            rows[:0] = wrapped
-            if len(rows) >= self.content_region.height:
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()  # a new theme or class: draw every line again
+
+    def _tail(self, width: int, height: int) -> list[Strip]:
+        """The last `height` rows of the log at `width`."""
+        if width != self._drawn_width:
+            self._drawn.clear()
+            self._drawn_width = width
+        style = self.visual_style
+        for line in self.lines[len(self._drawn) :]:
+            self._drawn.append(Visual.to_strips(self, Content(line), width, None, style))
+        rows: list[Strip] = []
+        for drawn in reversed(self._drawn):
+            rows[:0] = drawn
+            if len(rows) >= height:
                 break
-        return Content("\n").join(rows[-max(self.content_region.height, 1) :])
+        return rows[-height:]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._rows = self._tail(self.size.width, self.size.height)
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        if y < len(self._rows):
+            return self._rows[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
 
 
 class DecisionBar(Vertical):
