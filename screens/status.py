@@ -258,8 +258,7 @@ class Slate(Widget):
             row.add("  ·", style("slate--pending"))
             return
         letter = call_letter(calls[player])
-        row.add(" ")
-        row.add(letter, self._letter_style(letter))
+        row.add(" " + letter, self._letter_style(letter))  # the space joins the letter's run
         if k >= len(self._reveals):
             row.add("…", style("slate--pending"))
         elif letter == call_letter(self._reveals[k]):
@@ -298,7 +297,12 @@ class _Row:
             return
         start, self._end = self._end, self._end + len(text)
         self._parts.append(text)
-        if style is not None:
+        if style is None:
+            return
+        last = self._spans[-1] if self._spans else None
+        if last is not None and last.end == start and last.style == style:
+            self._spans[-1] = Span(last.start, self._end, style)  # fewer, longer runs
+        else:
             self._spans.append(Span(start, self._end, style))
 
     def content(self) -> Content:
