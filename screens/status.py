@@ -19,7 +19,7 @@ from textual.style import Style as ContentStyle
 from textual.timer import Timer
 from textual.widget import Widget
 
-from screens.dice import animation_speed, component_style
+from screens.dice import KeptStyles, animation_speed, component_style
 
 FLASH_SECONDS = 0.6
 """How long `Credits` keeps its `-changed` class at animation speed 1."""
@@ -36,7 +36,7 @@ def safe_text(value: object, style: Style | str = "") -> Text:
     return Text(cleaned, style=style, end="")
 
 
-class HealthPips(Widget):
+class HealthPips(KeptStyles, Widget):
     """Health as hearts and a number: `♥♥♥♡♡ 3/5`; at 0, `✗ 0/5`."""
 
     DEFAULT_CSS = """
@@ -53,13 +53,28 @@ class HealthPips(Widget):
         "healthpips--number",
     }
 
-    health: reactive[int] = reactive(0, init=False, layout=True)
-    maximum: reactive[int] = reactive(5, init=False, layout=True)
+    # A new figure repaints; only a new width (more hearts, more digits) asks the screen
+    # for a layout, which costs far more than the repaint.
+    health: reactive[int] = reactive(0, init=False)
+    maximum: reactive[int] = reactive(5, init=False)
 
     def __init__(self, health: int = 0, maximum: int = 5, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.set_reactive(HealthPips.health, health)
         self.set_reactive(HealthPips.maximum, maximum)
+
+    @staticmethod
+    def _width(health: int, maximum: int) -> int:
+        maximum = max(maximum, 0)
+        return (1 if health <= 0 else maximum) + 1 + len(f"{health}/{maximum}")
+
+    def watch_health(self, old: int, new: int) -> None:
+        if self._width(old, self.maximum) != self._width(new, self.maximum):
+            self.refresh(layout=True)
+
+    def watch_maximum(self, old: int, new: int) -> None:
+        if self._width(self.health, old) != self._width(self.health, new):
+            self.refresh(layout=True)
 
     def render(self) -> Text:
         style = self._style
@@ -75,11 +90,8 @@ class HealthPips(Widget):
             number,
         )
 
-    def _style(self, component: str) -> Style:
-        return component_style(self, component)
 
-
-class Credits(Widget):
+class Credits(KeptStyles, Widget):
     """A labelled amount: `Credits("Pot")` renders `Pot  8 ¢`.
 
     When `amount` changes the widget carries the CSS class `-changed` for about 0.6 s (times
@@ -95,7 +107,8 @@ class Credits(Widget):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"credits--label", "credits--amount"}
 
-    amount: reactive[int] = reactive(0, init=False, layout=True)
+    amount: reactive[int] = reactive(0, init=False)
+    """A new amount repaints; only a new width (a third digit) asks for a layout."""
 
     def __init__(self, label: str, amount: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -104,13 +117,15 @@ class Credits(Widget):
         self.set_reactive(Credits.amount, amount)
 
     def render(self) -> Text:
-        label = safe_text(self.label, component_style(self, "credits--label"))
-        amount = component_style(self, "credits--amount")
+        label = safe_text(self.label, self._style("credits--label"))
+        amount = self._style("credits--amount")
         return Text.assemble(label, " ", (f"{self.amount:>2} ¢", amount))
 
-    def watch_amount(self) -> None:
+    def watch_amount(self, old: int, new: int) -> None:
         if not self.is_mounted:
             return
+        if len(f"{old:>2}") != len(f"{new:>2}"):
+            self.refresh(layout=True)
         speed = animation_speed(self)
         if speed <= 0:
             return
