@@ -73,6 +73,12 @@ class NarrationLog(Widget):
         self.lines.append(line)
         self.refresh()
 
+    def write_lines(self, lines: Sequence[str]) -> None:
+        """Several lines with one repaint."""
+        if lines:
+            self.lines.extend(lines)
+            self.refresh()
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._drawn.clear()  # a new theme or class: draw every line again
@@ -114,17 +120,22 @@ class DecisionBar(Vertical):
             self.index = index
 
     def compose(self) -> ComposeResult:
-        yield Line(id="prompt")
+        self._prompt = Line(id="prompt")
+        self._odds = Line(id="odds")
+        self._buttons = [
+            Button("", name=str(n), classes="option", compact=True) for n in range(MAX_OPTIONS)
+        ]
+        """Kept rather than queried: the bar is shown again on every decision."""
+        yield self._prompt
         with Horizontal(id="options"):
-            for n in range(MAX_OPTIONS):
-                button = Button("", name=str(n), classes="option", compact=True)
+            for button in self._buttons:
                 button.display = False
                 yield button
-        yield Line(id="odds")
+        yield self._odds
 
     def show(self, prompt: Content, labels: Sequence[str] = (), odds: Sequence[str] = ()) -> None:
-        self.query_one("#prompt", Line).text = prompt
-        for n, button in enumerate(self.query_one("#options").query(Button)):
+        self._prompt.text = prompt
+        for n, button in enumerate(self._buttons):
             shown = n < len(labels)
             if shown:
                 label = f"{n + 1} {labels[n]}"
@@ -136,11 +147,11 @@ class DecisionBar(Vertical):
 
     def offered(self) -> list[str]:
         """The labels of the options on show (none while nobody human is choosing)."""
-        return [str(b.label) for b in self.query_one("#options").query(Button) if b.display]
+        return [str(b.label) for b in self._buttons if b.display]
 
     def show_odds(self, odds: Sequence[str]) -> None:
         text = "   ".join(f"{n}: {value}" for n, value in enumerate(odds, start=1))
-        self.query_one("#odds", Line).text = Content(f"odds  {text}" if odds else "")
+        self._odds.text = Content(f"odds  {text}" if odds else "")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -272,13 +283,14 @@ class TableScreen(Screen[None]):
         self.sync_board()
 
     def narrate_events(self, events: Sequence[Event]) -> None:
-        log = self.query_one("#log", NarrationLog)
+        lines = []
         for event in events:
             self.history.append(event)
             line = self.narrate(event)
             if line:
-                log.write(line)
+                lines.append(line)
             self.show_event(event)
+        self.query_one("#log", NarrationLog).write_lines(lines)
 
     def advance(self) -> None:
         """Ask whoever is to decide next: show a human the choices, or let an AI think."""
