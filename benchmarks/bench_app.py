@@ -5,10 +5,15 @@ screen has been painted, then exiting; wall time from process start to exit and 
 memory (max RSS) per run. The bare app is a Header, a Static and a Footer. Targets: cantina
 at most 1.15x the bare app's wall time and 1.3x its peak memory (medians of one run).
 
-Keypress to next frame: a Val-Des table of human seats (no AI thinking, no hand-off), each
-key a real call that is applied, narrated and redrawn; timed from a Key event posted to the
-app (as the terminal driver posts it) to the next refresh having been composed, headless
-(no terminal output). Target: p95 at most 16 ms.
+Keypress to next frame: a Val-Des table of four human seats (no AI thinking, no hand-off);
+each key `1` goes the whole real way (binding, `LiveTable.submit`, the table's `Played`
+message, narration, slate, decision bar) and is timed from the Key event posted to the app
+(as the terminal driver posts it) to the first frame composed after that message, turned
+into terminal output as a terminal would get it, headless. Beside it, the same figure for
+a bare Textual app whose Static is rewritten on each key: what Textual itself costs on this
+machine. Keys come 50 ms apart (`--gap`): closer than a frame period (1/60 s) Textual holds
+a new frame until the next tick, which measures its frame pacing rather than our work.
+Target: p95 at most 16 ms.
 
     python3 dev.py bench     (or: .venv/bin/python benchmarks/bench_app.py)
 """
