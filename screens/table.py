@@ -161,7 +161,8 @@ class DecisionBar(Vertical):
 class TableScreen(Screen[None]):
     """A game in progress. Subclasses give the board, the option words and the status."""
 
-    CSS_PATH = stylesheets("widgets.tcss")
+    CSS_PATH = stylesheets("tables.tcss", "widgets.tcss")
+    """The tables' layout and the dice and status widgets load with the first table."""
 
     BINDINGS = [
         Binding("1", "pick(0)", "Choose", key_display="1-9", id="table.pick1"),
