@@ -96,7 +96,7 @@ class NarrationLog(Widget):
             rows[:0] = drawn
             if len(rows) >= height:
                 break
-        return rows[-height:]
+        return rows[-height:] if height > 0 else []
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._rows = self._tail(self.size.width, self.size.height)
@@ -346,10 +346,13 @@ class TableScreen(Screen[None]):
         self.update_bindings()
 
     def update_bindings(self) -> None:
-        """Refresh the footer only when the keys on offer change: the footer rebuilds every
-        key it shows on each refresh, which is most of the cost of a frame."""
-        decision = self.game.pending
-        state = (self.awaiting_human, len(decision.options) if decision else -1)
+        """Refresh the footer only when the keys it shows change: the footer rebuilds every
+        key it shows on each refresh (and the screen's layout with them), which is most of
+        the cost of a frame. What it shows depends only on whether a person is choosing
+        and whether the game goes on: keys 2-9 are not shown, and Textual asks
+        `check_action` again when a key is pressed, so a new number of options needs no
+        refresh."""
+        state = (self.awaiting_human, self.game.pending is None)
         if state != self._bindings_state:
             self._bindings_state = state
             self.refresh_bindings()
