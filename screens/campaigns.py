@@ -13,6 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from cantina.app import stylesheets
 from cantina.campaign.check import Damaged
 from cantina.campaign.store import Entry, InUse
 from cantina.games import GAMES
@@ -21,6 +22,8 @@ from screens.dialogs import AskScreen, ConfirmScreen
 
 class ChooseGameScreen(ModalScreen[None]):
     """Which game the new campaign plays; its table setup follows."""
+
+    CSS_PATH = stylesheets("campaigns.tcss")
 
     BINDINGS = [
         Binding("v", "choose('vigo')", "Vigo's Favor", id="campaign.vigo"),
@@ -49,6 +52,8 @@ class ChooseGameScreen(ModalScreen[None]):
 class CampaignsScreen(Screen[None]):
     """Every saved campaign, newest first; damaged saves are listed with their reason and
     are never written to (they can only be exported, to be looked at)."""
+
+    CSS_PATH = stylesheets("campaigns.tcss")
 
     BINDINGS = [
         Binding("r", "resume", "Resume", id="campaigns.resume"),

@@ -10,6 +10,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, RichLog, Static
 
+from cantina.app import stylesheets
+
 
 class TooSmallScreen(ModalScreen[None]):
     """Shown instead of a broken layout while the terminal is below 80x24."""
@@ -83,6 +85,8 @@ class HistoryScreen(ModalScreen[None]):
 class ConfirmScreen(ModalScreen[bool]):
     """A yes-or-no question before something that cannot be undone."""
 
+    CSS_PATH = stylesheets("campaigns.tcss")
+
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
@@ -111,6 +115,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
 class AskScreen(ModalScreen[str | None]):
     """One line of text (a new name, a place to export to); None when cancelled."""
+
+    CSS_PATH = stylesheets("campaigns.tcss")
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask.cancel")]
 

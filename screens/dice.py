@@ -66,7 +66,26 @@ def component_style(widget: Widget, component: str) -> Style:
     return Style(color=full.color) + partial.without_color
 
 
-class Die(Widget):
+class KeptStyles:
+    """For a widget drawing component classes: each component's style is looked up once
+    and kept until the widget's styles change (a theme, a class such as `-rolling`).
+    Textual forgets its own copy on every refresh, and these widgets refresh on every new
+    face or figure; Textual's stylesheet calls `notify_style_update` whenever it restyles
+    the widget, which is when the kept styles go."""
+
+    def _style(self, component: str) -> Style:
+        kept: dict[str, Style] = self.__dict__.setdefault("_kept_styles", {})
+        style = kept.get(component)
+        if style is None:
+            style = kept[component] = component_style(self, component)  # type: ignore[arg-type]
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()  # type: ignore[misc]
+        self.__dict__.pop("_kept_styles", None)
+
+
+class Die(KeptStyles, Widget):
     """What every die shares: the tumble, `finish()` and the `Settled` message.
 
     A subclass names its reactive face attribute in `FACE_ATTRIBUTE`, lists the faces a
@@ -185,9 +204,6 @@ class Die(Widget):
         return self.FACES
 
     # --- drawing ---------------------------------------------------------------------
-
-    def _style(self, component: str) -> Style:
-        return component_style(self, component)
 
     @staticmethod
     def _boxed(body: Text, top: Text | None = None) -> Text:

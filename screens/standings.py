@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Footer, Static
 
+from cantina.app import stylesheets
 from cantina.campaign.series import UNIT_WORDS, Campaign
 from cantina.live import LiveTable
 from screens.dialogs import AskScreen
@@ -18,6 +19,8 @@ from screens.dialogs import AskScreen
 class StandingsScreen(ModalScreen[None]):
     """Where a campaign stands. At its end (`closing`) leaving goes back to the cantina;
     looked at mid-campaign or from the saves list, it goes back to where it came from."""
+
+    CSS_PATH = stylesheets("campaigns.tcss")
 
     BINDINGS = [
         Binding("p", "replay", "Replay a round", id="standings.replay"),

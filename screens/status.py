@@ -13,11 +13,13 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.content import Content, Span
 from textual.reactive import reactive
+from textual.style import Style as ContentStyle
 from textual.timer import Timer
 from textual.widget import Widget
 
-from screens.dice import animation_speed, component_style
+from screens.dice import KeptStyles, animation_speed, component_style
 
 FLASH_SECONDS = 0.6
 """How long `Credits` keeps its `-changed` class at animation speed 1."""
@@ -34,7 +36,7 @@ def safe_text(value: object, style: Style | str = "") -> Text:
     return Text(cleaned, style=style, end="")
 
 
-class HealthPips(Widget):
+class HealthPips(KeptStyles, Widget):
     """Health as hearts and a number: `♥♥♥♡♡ 3/5`; at 0, `✗ 0/5`."""
 
     DEFAULT_CSS = """
@@ -51,13 +53,28 @@ class HealthPips(Widget):
         "healthpips--number",
     }
 
-    health: reactive[int] = reactive(0, init=False, layout=True)
-    maximum: reactive[int] = reactive(5, init=False, layout=True)
+    # A new figure repaints; only a new width (more hearts, more digits) asks the screen
+    # for a layout, which costs far more than the repaint.
+    health: reactive[int] = reactive(0, init=False)
+    maximum: reactive[int] = reactive(5, init=False)
 
     def __init__(self, health: int = 0, maximum: int = 5, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.set_reactive(HealthPips.health, health)
         self.set_reactive(HealthPips.maximum, maximum)
+
+    @staticmethod
+    def _width(health: int, maximum: int) -> int:
+        maximum = max(maximum, 0)
+        return (1 if health <= 0 else maximum) + 1 + len(f"{health}/{maximum}")
+
+    def watch_health(self, old: int, new: int) -> None:
+        if self._width(old, self.maximum) != self._width(new, self.maximum):
+            self.refresh(layout=True)
+
+    def watch_maximum(self, old: int, new: int) -> None:
+        if self._width(self.health, old) != self._width(self.health, new):
+            self.refresh(layout=True)
 
     def render(self) -> Text:
         style = self._style
@@ -73,11 +90,8 @@ class HealthPips(Widget):
             number,
         )
 
-    def _style(self, component: str) -> Style:
-        return component_style(self, component)
 
-
-class Credits(Widget):
+class Credits(KeptStyles, Widget):
     """A labelled amount: `Credits("Pot")` renders `Pot  8 ¢`.
 
     When `amount` changes the widget carries the CSS class `-changed` for about 0.6 s (times
@@ -93,7 +107,8 @@ class Credits(Widget):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"credits--label", "credits--amount"}
 
-    amount: reactive[int] = reactive(0, init=False, layout=True)
+    amount: reactive[int] = reactive(0, init=False)
+    """A new amount repaints; only a new width (a third digit) asks for a layout."""
 
     def __init__(self, label: str, amount: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -102,13 +117,15 @@ class Credits(Widget):
         self.set_reactive(Credits.amount, amount)
 
     def render(self) -> Text:
-        label = safe_text(self.label, component_style(self, "credits--label"))
-        amount = component_style(self, "credits--amount")
+        label = safe_text(self.label, self._style("credits--label"))
+        amount = self._style("credits--amount")
         return Text.assemble(label, " ", (f"{self.amount:>2} ¢", amount))
 
-    def watch_amount(self) -> None:
+    def watch_amount(self, old: int, new: int) -> None:
         if not self.is_mounted:
             return
+        if len(f"{old:>2}") != len(f"{new:>2}"):
+            self.refresh(layout=True)
         speed = animation_speed(self)
         if speed <= 0:
             return
@@ -151,8 +168,10 @@ class Slate(Widget):
 
     DEFAULT_CSS = """
     Slate {
-        width: auto;
+        width: 100%;
         height: auto;
+        text-wrap: nowrap;
+        text-overflow: clip;
     }
     """
 
@@ -174,6 +193,7 @@ class Slate(Widget):
         self._reveals: list[str] = []
         self._calls: list[dict[int, str]] = []
         self._scores: list[int] = []
+        self._styles: dict[str, ContentStyle] = {}
 
     def update_slate(
         self,
@@ -188,17 +208,27 @@ class Slate(Widget):
         "blue"); `calls_by_set[k][i]` is player i's call in set k+1 ("red"/"blue"), missing
         when the player made none. A set with calls but no reveal yet is the one in play.
         """
-        shape = (len(names), len(calls_by_set))
-        reshaped = shape != (len(self._names), len(self._calls))
-        self._names = list(names)
-        self._reveals = list(reveals)
-        self._calls = [dict(calls) for calls in calls_by_set]
-        self._scores = list(scores)
-        self.refresh(layout=reshaped)  # a new row or column resizes it; new marks do not
+        state = (
+            list(names),
+            list(reveals),
+            [dict(calls) for calls in calls_by_set],
+            list(scores),
+        )
+        if state == (self._names, self._reveals, self._calls, self._scores):
+            return  # most calls change nothing shown: no repaint
+        rows = len(names) != len(self._names)
+        self._names, self._reveals, self._calls, self._scores = state
+        # The slate fills its container's width, so a new set's column is a repaint; only a
+        # new row changes its height and needs a new layout of the screen.
+        self.refresh(layout=rows)
 
-    def render(self) -> Text:
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = {}  # the theme or CSS changed: look the component styles up again
+
+    def render(self) -> Content:
         if not self._names:
-            return Text("")
+            return Content("")
         style = self._style
         names = [safe_text(name) for name in self._names]
         for name in names:
@@ -207,61 +237,88 @@ class Slate(Widget):
         sets = max(len(self._reveals), len(self._calls))
         first = 0 if sets <= MAX_SETS_SHOWN else sets - (MAX_SETS_SHOWN - 1)
         shown = range(first, sets)
-        more = Text("  …", style=style("slate--header")) if first else Text("")
+        more = "  …" if first else ""
         header_style = style("slate--header")
 
-        lines: list[Text] = []
-        header = Text("Set".ljust(width), style=header_style)
-        header.append_text(more)
-        for k in shown:
-            header.append(f"{k + 1:>3}", header_style)
-        header.append("   Pts", header_style)
-        lines.append(header)
+        lines: list[Content] = []
+        header = _Row()
+        header.add("Set".ljust(width) + more + "".join(f"{k + 1:>3}" for k in shown), header_style)
+        header.add("   Pts", header_style)
+        lines.append(header.content())
 
-        cube = Text("Cube".ljust(width), style=header_style)
-        cube.append_text(more)
+        cube = _Row()
+        cube.add("Cube".ljust(width) + more, header_style)
         for k in shown:
             letter = call_letter(self._reveals[k]) if k < len(self._reveals) else " "
-            cube.append(f"{letter:>3}", self._letter_style(letter))
-        lines.append(cube)
+            cube.add(f"{letter:>3}", self._letter_style(letter))
+        lines.append(cube.content())
 
         best = max(self._scores, default=None)
         for i, name in enumerate(names):
-            row = Text.assemble(name, " " * (width - name.cell_len))
-            row.stylize(style("slate--name"))
-            row.append_text(more)
+            row = _Row()
+            row.add(name.plain + " " * (width - name.cell_len), style("slate--name"))
+            row.add(more, header_style)
             for k in shown:
-                row.append_text(self._cell(i, k))
+                self._cell(row, i, k)
             score = self._scores[i] if i < len(self._scores) else 0
             total = style("slate--leader") if score == best else style("slate--total")
-            row.append(f"  {score:>4}", total)
-            lines.append(row)
-        return Text("\n").join(lines)
+            row.add(f"  {score:>4}", total)
+            lines.append(row.content())
+        return Content("\n").join(lines)
 
-    def _cell(self, player: int, k: int) -> Text:
+    def _cell(self, row: _Row, player: int, k: int) -> None:
         style = self._style
         calls = self._calls[k] if k < len(self._calls) else {}
         if player not in calls:
-            return Text("  ·", style=style("slate--pending"))
+            row.add("  ·", style("slate--pending"))
+            return
         letter = call_letter(calls[player])
+        row.add(" " + letter, self._letter_style(letter))  # the space joins the letter's run
         if k >= len(self._reveals):
-            return Text.assemble(
-                " ", (letter, self._letter_style(letter)), ("…", style("slate--pending"))
-            )
-        if letter == call_letter(self._reveals[k]):
-            return Text.assemble(
-                " ", (letter, self._letter_style(letter)), ("✓", style("slate--right"))
-            )
-        return Text.assemble(
-            " ", (letter, self._letter_style(letter)), ("✗", style("slate--wrong"))
-        )
+            row.add("…", style("slate--pending"))
+        elif letter == call_letter(self._reveals[k]):
+            row.add("✓", style("slate--right"))
+        else:
+            row.add("✗", style("slate--wrong"))
 
-    def _letter_style(self, letter: str) -> Style:
+    def _letter_style(self, letter: str) -> ContentStyle | None:
         if letter == "V":
             return self._style("slate--val")
         if letter == "D":
             return self._style("slate--des")
-        return Style()
+        return None
 
-    def _style(self, component: str) -> Style:
-        return component_style(self, component)
+    def _style(self, component: str) -> ContentStyle:
+        """A component's style, looked up once until the styles change (a refresh clears
+        Textual's own cache of them, and the slate repaints on every new mark)."""
+        style = self._styles.get(component)
+        if style is None:
+            rich = component_style(self, component)
+            style = self._styles[component] = ContentStyle.from_rich_style(rich)
+        return style
+
+
+class _Row:
+    """One line of the slate built as plain text and style spans: far cheaper to draw
+    than a rich `Text` assembled piece by piece and converted."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._spans: list[Span] = []
+        self._end = 0
+
+    def add(self, text: str, style: ContentStyle | None = None) -> None:
+        if not text:
+            return
+        start, self._end = self._end, self._end + len(text)
+        self._parts.append(text)
+        if style is None:
+            return
+        last = self._spans[-1] if self._spans else None
+        if last is not None and last.end == start and last.style == style:
+            self._spans[-1] = Span(last.start, self._end, style)  # fewer, longer runs
+        else:
+            self._spans.append(Span(start, self._end, style))
+
+    def content(self) -> Content:
+        return Content("".join(self._parts), spans=self._spans)

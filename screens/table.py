@@ -16,10 +16,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.timer import Timer
+from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Static
 from textual.worker import Worker, WorkerState
@@ -53,25 +56,56 @@ class NarrationLog(Widget):
 
     It draws only the tail that fits, and new lines repaint it without a new layout (a
     scrolling log resizes its virtual canvas on every line, which lays out the whole
-    screen); the whole story is one key away in the history view."""
+    screen); the whole story is one key away in the history view. Each line is wrapped
+    and drawn once and kept (until the width or the styles change), so a new line costs
+    the drawing of that line alone, not of the whole panel."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.lines: list[str] = []
+        self._drawn: list[list[Strip]] = []
+        """The rows of each line as drawn at `_drawn_width`, oldest first."""
+        self._drawn_width = -1
+        self._rows: list[Strip] = []
+        """The rows on show, from the last `render_lines`."""
 
     def write(self, line: str) -> None:
         self.lines.append(line)
         self.refresh()
 
-    def render(self) -> Content:
-        width = max(self.content_region.width, 10)
-        rows: list[Content] = []
-        for line in reversed(self.lines):
-            wrapped = Content(line).wrap(width)
-            rows[:0] = wrapped
-            if len(rows) >= self.content_region.height:
+    def write_lines(self, lines: Sequence[str]) -> None:
+        """Several lines with one repaint."""
+        if lines:
+            self.lines.extend(lines)
+            self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()  # a new theme or class: draw every line again
+
+    def _tail(self, width: int, height: int) -> list[Strip]:
+        """The last `height` rows of the log at `width`."""
+        if width != self._drawn_width:
+            self._drawn.clear()
+            self._drawn_width = width
+        style = self.visual_style
+        for line in self.lines[len(self._drawn) :]:
+            self._drawn.append(Visual.to_strips(self, Content(line), width, None, style))
+        rows: list[Strip] = []
+        for drawn in reversed(self._drawn):
+            rows[:0] = drawn
+            if len(rows) >= height:
                 break
-        return Content("\n").join(rows[-max(self.content_region.height, 1) :])
+        return rows[-height:] if height > 0 else []
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._rows = self._tail(self.size.width, self.size.height)
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        if y < len(self._rows):
+            return self._rows[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
 
 
 class DecisionBar(Vertical):
@@ -86,17 +120,22 @@ class DecisionBar(Vertical):
             self.index = index
 
     def compose(self) -> ComposeResult:
-        yield Line(id="prompt")
+        self._prompt = Line(id="prompt")
+        self._odds = Line(id="odds")
+        self._buttons = [
+            Button("", name=str(n), classes="option", compact=True) for n in range(MAX_OPTIONS)
+        ]
+        """Kept rather than queried: the bar is shown again on every decision."""
+        yield self._prompt
         with Horizontal(id="options"):
-            for n in range(MAX_OPTIONS):
-                button = Button("", name=str(n), classes="option", compact=True)
+            for button in self._buttons:
                 button.display = False
                 yield button
-        yield Line(id="odds")
+        yield self._odds
 
     def show(self, prompt: Content, labels: Sequence[str] = (), odds: Sequence[str] = ()) -> None:
-        self.query_one("#prompt", Line).text = prompt
-        for n, button in enumerate(self.query_one("#options").query(Button)):
+        self._prompt.text = prompt
+        for n, button in enumerate(self._buttons):
             shown = n < len(labels)
             if shown:
                 label = f"{n + 1} {labels[n]}"
@@ -108,11 +147,11 @@ class DecisionBar(Vertical):
 
     def offered(self) -> list[str]:
         """The labels of the options on show (none while nobody human is choosing)."""
-        return [str(b.label) for b in self.query_one("#options").query(Button) if b.display]
+        return [str(b.label) for b in self._buttons if b.display]
 
     def show_odds(self, odds: Sequence[str]) -> None:
         text = "   ".join(f"{n}: {value}" for n, value in enumerate(odds, start=1))
-        self.query_one("#odds", Line).text = Content(f"odds  {text}" if odds else "")
+        self._odds.text = Content(f"odds  {text}" if odds else "")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -122,7 +161,8 @@ class DecisionBar(Vertical):
 class TableScreen(Screen[None]):
     """A game in progress. Subclasses give the board, the option words and the status."""
 
-    CSS_PATH = stylesheets("widgets.tcss")
+    CSS_PATH = stylesheets("tables.tcss", "widgets.tcss")
+    """The tables' layout and the dice and status widgets load with the first table."""
 
     BINDINGS = [
         Binding("1", "pick(0)", "Choose", key_display="1-9", id="table.pick1"),
@@ -255,13 +295,14 @@ class TableScreen(Screen[None]):
         self.sync_board()
 
     def narrate_events(self, events: Sequence[Event]) -> None:
-        log = self.query_one("#log", NarrationLog)
+        lines = []
         for event in events:
             self.history.append(event)
             line = self.narrate(event)
             if line:
-                log.write(line)
+                lines.append(line)
             self.show_event(event)
+        self.query_one("#log", NarrationLog).write_lines(lines)
 
     def advance(self) -> None:
         """Ask whoever is to decide next: show a human the choices, or let an AI think."""
@@ -326,10 +367,13 @@ class TableScreen(Screen[None]):
         self.update_bindings()
 
     def update_bindings(self) -> None:
-        """Refresh the footer only when the keys on offer change: the footer rebuilds every
-        key it shows on each refresh, which is most of the cost of a frame."""
-        decision = self.game.pending
-        state = (self.awaiting_human, len(decision.options) if decision else -1)
+        """Refresh the footer only when the keys it shows change: the footer rebuilds every
+        key it shows on each refresh (and the screen's layout with them), which is most of
+        the cost of a frame. What it shows depends only on whether a person is choosing
+        and whether the game goes on: keys 2-9 are not shown, and Textual asks
+        `check_action` again when a key is pressed, so a new number of options needs no
+        refresh."""
+        state = (self.awaiting_human, self.game.pending is None)
         if state != self._bindings_state:
             self._bindings_state = state
             self.refresh_bindings()

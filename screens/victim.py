@@ -48,6 +48,7 @@ class VictimScreen(TableScreen):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._battle = 0
+        self._who: dict[int, Content] = {}
 
     def status(self) -> str:
         s = self.game.state
@@ -58,9 +59,11 @@ class VictimScreen(TableScreen):
         top = s.settings.starting_health + (1 if s.settings.rematch_bonus else 0)
         for seat, name in enumerate(self.names):
             role = ROLE[self.game.role_of(seat)]
-            self.query_one(f"#who-{seat}", Static).update(
-                Content.assemble((f"{name:<16}", "bold"), f" {role:<10}")
-            )
+            who = Content.assemble((f"{name:<16}", "bold"), f" {role:<10}")
+            if who != self._who.get(seat):  # roles change once a battle, not every move
+                self._who[seat] = who
+                # `.who` has a fixed width and one line: no new layout is needed
+                self.query_one(f"#who-{seat}", Static).update(who, layout=False)
             pips = self.query_one(f"#health-{seat}", HealthPips)
             pips.maximum = top
             pips.health = s.health[seat]

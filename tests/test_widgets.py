@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from screens.dice import ChanceCube, Die, FaceDie, SixDie, TwelveDie
+from screens.dice import ChanceCube, Die, FaceDie, SixDie, TwelveDie, component_style
 from screens.status import Credits, HealthPips, Slate
 
 STYLES = Path(__file__).resolve().parent.parent / "styles" / "widgets.tcss"
@@ -337,6 +337,48 @@ async def test_credits_render_and_flash_when_changed():
         assert pot.has_class("-changed")
         await until(pilot, lambda: not pot.has_class("-changed"))
         assert str(pot.render()) == "Pot 20 ¢"
+
+
+@pilot_test
+async def test_status_widgets_resize_when_a_figure_changes_their_width():
+    """A new figure only repaints them; one of another width also resizes them."""
+    app = GalleryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        pot = app.query_one("#pot", Credits)
+        pot.amount = 120
+        await pilot.pause()
+        assert str(pot.render()) == "Pot 120 ¢"
+        assert pot.size.width == len("Pot 120 ¢")
+        pot.amount = 7
+        await pilot.pause()
+        assert pot.size.width == len("Pot  7 ¢")
+        health = app.query_one("#health", HealthPips)
+        health.health = 0
+        await pilot.pause()
+        assert str(health.render()) == "✗ 0/5"
+        assert health.size.width == len("✗ 0/5")
+
+
+@pilot_test
+async def test_kept_component_styles_follow_a_theme_change():
+    """Dice and status widgets keep their component styles between repaints; a new theme
+    must still recolour them."""
+    app = GalleryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        die = app.query_one("#cube-red", ChanceCube)
+        pot = app.query_one("#pot", Credits)
+        slate = app.query_one(Slate)
+        before = die._style("die--red"), pot._style("credits--amount"), slate._style("slate--des")
+        app.theme = "nord"
+        await pilot.pause()
+        after = die._style("die--red"), pot._style("credits--amount"), slate._style("slate--des")
+        assert after[:2] == (
+            component_style(die, "die--red"),
+            component_style(pot, "credits--amount"),
+        )
+        assert after[2].rich_style.color == component_style(slate, "slate--des").color
+        assert after[0].color != before[0].color and after[1].color != before[1].color
+        assert after[2] != before[2]
 
 
 @pilot_test
