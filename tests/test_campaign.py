@@ -230,3 +230,16 @@ def test_migrates_a_format_1_save(tmp_path: Path) -> None:
     assert table.game.state.round == 2 and len(table.moves) == 1
     assert path.read_bytes() == fixture.read_bytes()
     assert campaign.data.created == "2026-10-02T20:15:00+00:00"
+
+
+def test_a_new_campaign_keeps_the_limits_a_save_is_loaded_with() -> None:
+    """A campaign that could not be loaded again is refused when it is made."""
+    with pytest.raises(ValueError, match="rounds"):
+        Campaign.new(
+            "Too long",
+            "vigo",
+            seats_from_text("you,Expert"),
+            VigoSettings(seats=2),
+            rounds=5000,
+            seed=1,
+        )

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from cantina.campaign.check import Damaged
-from cantina.campaign.store import UNEXPECTED, Store, load
+from cantina.campaign.store import MAX_FILE, UNEXPECTED, Store, load
 
 sys.path.insert(0, str(Path(__file__).parent))
 from campaign_driver import decisions, drive, new_campaign
@@ -147,7 +147,7 @@ def test_fuzzed_saves_are_refused_cleanly_and_left_untouched(tmp_path: Path) -> 
     deep = folder / "deep.json"
     deep.write_bytes(b'{"format": 2, "settings": ' + b"[" * 200_000 + b"]" * 200_000 + b"}")
     huge = folder / "huge.json"
-    huge.write_bytes(b" " * (5 * 1024 * 1024))
+    huge.write_bytes(b" " * (MAX_FILE + 1))
     intact = folder / "intact.json"
     intact.write_bytes(good)
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}

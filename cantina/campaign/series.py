@@ -116,6 +116,10 @@ class Campaign:
             seed=seed,
             banks=[bank] * len(seats),
         )
+        try:  # the limits a save is loaded with hold for a new one too
+            msgspec.json.decode(msgspec.json.encode(data), type=CampaignFile)
+        except msgspec.ValidationError as err:
+            raise ValueError(f"cannot make this campaign: {err}") from None
         return cls(data)
 
     # --- where it stands -----------------------------------------------------------------

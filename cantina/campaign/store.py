@@ -25,8 +25,9 @@ from cantina.campaign.series import Campaign
 
 UNEXPECTED = "could not be read (an unexpected error)"
 
-MAX_FILE = 4 * 1024 * 1024
-"""A save is a few hundred KiB at most; anything bigger is refused unread."""
+MAX_FILE = 16 * 1024 * 1024
+"""Saves grow by about 3 KiB a round (benchmarks/bench_saves.py), so even 1,000 rounds, the
+most a campaign has, stay well under this; anything bigger is refused unread."""
 
 
 def save_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
