@@ -1,0 +1,421 @@
+"""`cantina serve` with real clients: OpenSSH's ssh and sftp, and asyncssh for load and
+faults, against a host on 127.0.0.1 on a free port in this test's event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncssh
+import pytest
+from ssh_clients import HAVE_OPENSSH, OpenSSH, connect, make_key, run_client, ssh_options
+
+from cantina.ssh.app import colour_system
+from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
+from cantina.ssh.limits import PASTE_END, PASTE_START, InputBudget, InputGate, Limits
+from cantina.ssh.server import Host, HostOptions
+
+needs_openssh = pytest.mark.skipif(not HAVE_OPENSSH, reason="OpenSSH client not installed")
+
+
+@dataclasses.dataclass
+class Keys:
+    folder: Path
+    player: Path
+    stranger: Path
+    host_key: Path
+    authorized: Path
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory) -> Keys:
+    folder = tmp_path_factory.mktemp("ssh")
+    player = make_key(folder / "player")
+    stranger = make_key(folder / "stranger")
+    authorized = folder / "authorized_keys"
+    authorized.write_text(f"no-pty {player.with_suffix('.pub').read_text()}")
+    return Keys(folder, player, stranger, folder / "host_key", authorized)
+
+
+@pytest.fixture(autouse=True)
+def own_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+
+
+async def start_host(keys: Keys, **limits: object) -> Host:
+    options = HostOptions(
+        port=0,
+        host_key=keys.host_key,
+        authorized_keys=keys.authorized,
+        limits=dataclasses.replace(Limits(), **limits),
+    )
+    host = Host(options, read_authorized_keys(keys.authorized))
+    await host.start(load_or_create_host_key(keys.host_key))
+    return host
+
+
+@pytest.fixture
+async def host(keys):
+    host = await start_host(keys)
+    yield host
+    await asyncio.wait_for(host.close(), 10)
+
+
+def client_key(keys: Keys) -> asyncssh.SSHKey:
+    return asyncssh.read_private_key(keys.player)
+
+
+# --- keys and options -------------------------------------------------------------------------
+
+
+def test_host_key_is_made_once_private_and_kept(tmp_path):
+    path = tmp_path / "data" / "host_key"
+    first = load_or_create_host_key(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    again = load_or_create_host_key(path)
+    assert fingerprint(again) == fingerprint(first)
+    assert fingerprint(first).startswith("SHA256:")
+
+
+def test_authorized_keys_are_read_with_options_and_comments(keys, tmp_path):
+    listed = read_authorized_keys(keys.authorized)
+    player = asyncssh.read_public_key(keys.player.with_suffix(".pub"))
+    stranger = asyncssh.read_public_key(keys.stranger.with_suffix(".pub"))
+    assert fingerprint(player) in listed and fingerprint(stranger) not in listed
+    junk = tmp_path / "junk"
+    junk.write_text("# a comment\n\nssh-ed25519 notbase64 x\n")
+    assert read_authorized_keys(junk) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("term", "env", "expected"),
+    [
+        ("xterm-256color", {}, "256"),
+        ("xterm", {}, "standard"),
+        ("vt100", {}, "standard"),
+        ("xterm-256color", {"COLORTERM": "truecolor"}, "truecolor"),
+        ("xterm-direct", {}, "truecolor"),
+        (None, {}, "standard"),
+    ],
+)
+def test_colour_depth_follows_the_clients_term(term, env, expected):
+    assert colour_system(term, env) == expected
+
+
+def test_input_budget_passes_typing_and_cuts_floods():
+    now = [0.0]
+    budget = InputBudget(rate=100, burst=1000, clock=lambda: now[0])
+    assert budget.take(1) == 1
+    assert budget.take(5000) == 999  # a huge paste: only the burst passes
+    assert budget.take(10) == 0
+    now[0] += 1.0
+    assert budget.take(500) == 100  # then the sustained rate
+
+
+def test_a_long_paste_is_closed_at_the_cap_and_the_rest_dropped():
+    gate = InputGate(rate=1e9, paste_max=10)
+    out = gate.filter(b"a" + PASTE_START + b"x" * 25)
+    assert out == b"a" + PASTE_START + b"x" * 10 + PASTE_END
+    assert gate.filter(b"y" * 100) == b""  # still the same paste: dropped
+    assert gate.filter(b"yy" + PASTE_END[:3]) == b""
+    assert gate.filter(PASTE_END[3:] + b"q") == b"q"  # its end (split) arrived: keys pass
+    assert gate.filter(PASTE_START + b"short" + PASTE_END) == PASTE_START + b"short" + PASTE_END
+
+
+def test_a_paste_cut_by_the_rate_is_closed():
+    gate = InputGate(rate=0.0, paste_max=1000, clock=lambda: 0.0)  # a burst of 1064 bytes
+    assert gate.filter(b"k" * 1000) == b"k" * 1000  # typing spent most of the budget
+    out = gate.filter(PASTE_START + b"x" * 200)
+    assert out == PASTE_START + b"x" * 58 + PASTE_END
+    assert gate.discarding and gate.filter(b"x" * 10) == b""
+
+
+def test_the_local_start_path_never_loads_asyncssh():
+    """`cantina` to the menu: the command line, the app and the menu, without asyncssh."""
+    check = (
+        "import sys, cantina.cli, cantina.app, screens.menu;"
+        "cantina.cli.build_parser().parse_args([]);"
+        "bad = sorted(m for m in sys.modules if m.startswith('asyncssh') or m == 'cantina.ssh');"
+        "sys.exit(f'loaded {bad}' if bad else 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+# --- OpenSSH clients --------------------------------------------------------------------------
+
+
+@needs_openssh
+async def test_a_session_gets_the_menu_and_quits(host, keys):
+    ssh = await OpenSSH.start(keys.player, host.port, "-tt")
+    try:
+        await ssh.expect("Vigo's Favor")
+        await ssh.expect("Victim!")
+        assert len(host.sessions) == 1
+        ssh.send("q")
+        assert await ssh.finish() == 0
+    finally:
+        ssh.kill()
+    await asyncio.sleep(0.2)
+    assert not host.sessions
+
+
+REFUSALS = {
+    "a command": ([], ["ls", "/"], "commands are not offered here"),
+    "no terminal": (["-T"], [], "the cantina needs a terminal"),
+    "local forwarding": (["-W", "127.0.0.1:9"], [], "port forwarding is not offered"),
+    "remote forwarding": (
+        ["-N", "-R", "0:127.0.0.1:9"],
+        [],
+        "port forwarding is not offered here",
+    ),
+    "X11 forwarding": (["-tt", "-X"], [], "X11 forwarding is not offered here"),
+}
+
+
+@needs_openssh
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+async def test_each_refusal_has_its_message_and_leaks_nothing(host, keys, case):
+    before, after, message = REFUSALS[case]
+    status, out, err = await run_client(
+        "ssh",
+        *ssh_options(keys.player, host.port),
+        *before,
+        "player@127.0.0.1",
+        *after,
+        env={"DISPLAY": ":0"},
+    )
+    assert status != 0
+    assert message in err, err
+    assert b"Vigo" not in out and b"root" not in out and b"bin" not in out
+    await asyncio.sleep(0.2)
+    assert not host.sessions
+
+
+@needs_openssh
+async def test_agent_forwarding_is_refused(host, keys, tmp_path):
+    socket = tmp_path / "agent.sock"
+    agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(socket)], stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            if socket.exists():
+                break
+            await asyncio.sleep(0.05)
+        options = ssh_options(keys.player, host.port)
+        at = options.index("IdentityAgent=none")
+        del options[at - 1 : at + 1]
+        status, out, err = await run_client(
+            "ssh", *options, "-tt", "-A", "player@127.0.0.1", env={"SSH_AUTH_SOCK": str(socket)}
+        )
+    finally:
+        agent.kill()
+        agent.wait(5)
+    assert status != 0
+    assert "agent forwarding is not offered here" in err, err
+    assert b"Vigo" not in out
+
+
+@needs_openssh
+async def test_sftp_is_refused(host, keys):
+    options = ssh_options(keys.player, host.port)
+    options[options.index("-p")] = "-P"
+    status, out, err = await run_client("sftp", *options, "player@127.0.0.1")
+    assert status != 0
+    assert "subsystems (sftp and the like) are not offered here" in err, err
+    assert b"sftp>" not in out
+
+
+@needs_openssh
+async def test_an_unknown_key_is_refused_by_default(host, keys):
+    status, out, err = await run_client(
+        "ssh", *ssh_options(keys.stranger, host.port), "-tt", "player@127.0.0.1"
+    )
+    assert status == 255
+    assert "Permission denied (publickey)" in err
+    assert b"Vigo" not in out
+
+
+@needs_openssh
+async def test_open_admits_any_key(keys):
+    host = await start_host(keys)
+    host.options.open = True
+    try:
+        ssh = await OpenSSH.start(keys.stranger, host.port, "-tt")
+        try:
+            await ssh.expect("Vigo's Favor")
+        finally:
+            ssh.kill()
+    finally:
+        await asyncio.wait_for(host.close(), 10)
+
+
+# --- asyncssh clients: load and faults --------------------------------------------------------
+
+
+async def test_a_connection_flood_is_bounded_by_max_sessions(keys):
+    host = await start_host(keys, max_sessions=3, per_address=10)
+    key = client_key(keys)
+    try:
+        results = await asyncio.wait_for(
+            asyncio.gather(*(connect(host.port, key) for _ in range(8))), 60
+        )
+        terminals = [terminal for _, _, terminal in results]
+        await asyncio.wait_for(
+            asyncio.gather(
+                *(t.closed.wait() for t in terminals if b"full" in t.errors or t.closed.is_set())
+            ),
+            5,
+        )
+        await asyncio.sleep(1.0)
+        refused = [t for t in terminals if b"the cantina is full" in t.errors]
+        running = [t for t in terminals if not t.closed.is_set()]
+        assert len(running) == 3 and len(refused) == 5
+        assert len(host.sessions) == 3
+        for t in running:
+            await t.expect("Vigo's Favor")
+    finally:
+        for conn, _, _ in results:
+            conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_per_address_limit(keys):
+    host = await start_host(keys, per_address=2)
+    key = client_key(keys)
+    conns = []
+    try:
+        for _ in range(3):
+            conns.append(await connect(host.port, key))
+        third = conns[2][2]
+        await asyncio.wait_for(third.closed.wait(), 10)
+        assert b"too many sessions from your address" in third.errors
+        assert len(host.sessions) == 2
+    finally:
+        for conn, _, _ in conns:
+            conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_an_oversized_paste_is_cut_and_the_session_lives(keys):
+    host = await start_host(keys, paste_max=4096, input_rate=2048)
+    key = client_key(keys)
+    conn, chan, terminal = await connect(host.port, key)
+    try:
+        await terminal.expect("Vigo's Favor")
+        paste = b"\x1b[200~" + b"x" * (2 << 20) + b"\x1b[201~"
+        chan.write(paste)
+        await asyncio.sleep(1.0)
+        assert not terminal.closed.is_set()
+        session = next(iter(host.sessions))
+        assert session.gate_input.budget.tokens < 4096  # the burst spent, the rest dropped
+        # The session still answers: `s` opens the settings.
+        mark = len(terminal.output)
+        await asyncio.sleep(2.0)  # let the budget refill a little
+        chan.write(b"s")
+        await terminal.expect("Settings", since=mark)
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_session_killed_mid_game_ends_alone(keys):
+    host = await start_host(keys)
+    key = client_key(keys)
+    a = await connect(host.port, key)
+    b = await connect(host.port, key)
+    try:
+        await a[2].expect("Vigo's Favor")
+        await b[2].expect("Vigo's Favor")
+        a[1].write(b"v")  # Vigo's Favor's setup
+        await a[2].expect("set the table")
+        a[1].write(b"\x13")  # ctrl+s: start the table
+        await a[2].expect("set the stake")
+        a[0].abort()  # killed mid-game
+        await asyncio.sleep(0.5)
+        assert len(host.sessions) == 1
+        mark = len(b[2].output)
+        b[1].write(b"r")  # the other session is untouched: the rules open
+        await b[2].expect("Rules", since=mark)
+    finally:
+        a[0].close()
+        b[0].close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_client_that_stops_reading_is_dropped_and_stalls_nobody(keys):
+    host = await start_host(keys, write_buffer=64 * 1024)
+    key = client_key(keys)
+    stalled = await connect(host.port, key, window=8192)
+    other = await connect(host.port, key)
+    try:
+        await stalled[2].expect("Vigo's Favor")
+        await other[2].expect("Vigo's Favor")
+        stalled[1].pause_reading()
+        loop = asyncio.get_running_loop()
+        for n in range(60):  # each resize is a whole new frame the client never reads
+            stalled[1].change_terminal_size(100 + n % 20, 30 + n % 5)
+            await asyncio.sleep(0.02)
+        # Meanwhile the other player's keys are answered promptly.
+        mark = len(other[2].output)
+        started = loop.time()
+        other[1].write(b"r")
+        arrived = await other[2].expect("Rules", since=mark, timeout=10)
+        assert arrived - started < 5.0
+        for _ in range(100):
+            if len(host.sessions) == 1:
+                break
+            await asyncio.sleep(0.1)
+        assert len(host.sessions) == 1
+        assert next(iter(host.sessions)).gate.conn is not stalled[0]
+    finally:
+        stalled[0].close()
+        other[0].close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_an_idle_session_is_ended_with_a_word(keys):
+    host = await start_host(keys, idle_timeout=1.0)
+    key = client_key(keys)
+    conn, _chan, terminal = await connect(host.port, key)
+    try:
+        await terminal.expect("Vigo's Favor")
+        await asyncio.wait_for(terminal.closed.wait(), 10)
+        assert b"idle for too long" in terminal.errors
+        assert not host.sessions
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_resize_redraws_at_the_new_size(keys):
+    host = await start_host(keys)
+    conn, chan, terminal = await connect(host.port, client_key(keys))
+    try:
+        await terminal.expect("Vigo's Favor")
+        session = next(iter(host.sessions))
+        chan.change_terminal_size(120, 40)
+        for _ in range(50):
+            if session.app is not None and tuple(session.app.size) == (120, 40):
+                break
+            await asyncio.sleep(0.05)
+        assert tuple(session.app.size) == (120, 40)
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+def test_serve_refuses_to_start_with_nobody_admitted(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "cantina", "serve", "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "CANTINA_CONFIG_DIR": str(tmp_path)},
+    )
+    assert done.returncode == 2
+    assert "--authorized-keys" in done.stderr
