@@ -92,12 +92,16 @@ class ResultScreen(ModalScreen[None]):
         try:
             self.table.next_game()
         except ValueError as err:
-            self.notify(str(err), title="Cannot play on", severity="warning")
-            return
+            if self.table.game is self.game:
+                self.notify(str(err), title="Cannot play on", severity="warning")
+                return
+            # At a shared table another player already began the next game: follow it.
+        options = {}
         if isinstance(below, TableScreen):
             below.detach()
+            options = below.options  # the same seats acting here, the same AI player
         self.dismiss()
-        self.app.switch_screen(table_screen(self.table))
+        self.app.switch_screen(table_screen(self.table, **options))
 
     def action_back(self) -> None:
         self.dismiss()

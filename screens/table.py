@@ -164,6 +164,8 @@ class TableScreen(Screen[None]):
         """The seats whose choices are made at this screen (all the people, in hot-seat)."""
         self.drives_ai = drives_ai
         """Whether this screen plays the AI seats (a shared table's owner does it instead)."""
+        self.options = {"seats": self.seats_here, "drives_ai": drives_ai}
+        """How this screen was set, for the screen of the table's next game."""
         self.ai = self.table.ai
         self.narrate = Narrator(self.setup.names)
         self.history: list[Event] = []
@@ -275,7 +277,7 @@ class TableScreen(Screen[None]):
             self.update_bindings()
             return
         self.hurrying = False
-        if decision.kind in SECRET_KINDS and self.setup.humans > 1:
+        if decision.kind in SECRET_KINDS and len(self.seats_here) > 1:  # hot-seat only
             bar.show(Content.assemble("Waiting for ", (seat.name, "bold"), "…"))
             self.app.push_screen(
                 _handoff(seat.name, "a secret choice is about to be made"),

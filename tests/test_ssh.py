@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -27,6 +28,7 @@ needs_openssh = pytest.mark.skipif(not HAVE_OPENSSH, reason="OpenSSH client not 
 class Keys:
     folder: Path
     player: Path
+    partner: Path
     stranger: Path
     host_key: Path
     authorized: Path
@@ -36,10 +38,14 @@ class Keys:
 def keys(tmp_path_factory) -> Keys:
     folder = tmp_path_factory.mktemp("ssh")
     player = make_key(folder / "player")
+    partner = make_key(folder / "partner")
     stranger = make_key(folder / "stranger")
     authorized = folder / "authorized_keys"
-    authorized.write_text(f"no-pty {player.with_suffix('.pub').read_text()}")
-    return Keys(folder, player, stranger, folder / "host_key", authorized)
+    authorized.write_text(
+        f"# the players\nno-pty {player.with_suffix('.pub').read_text()}"
+        + partner.with_suffix(".pub").read_text()
+    )
+    return Keys(folder, player, partner, stranger, folder / "host_key", authorized)
 
 
 @pytest.fixture(autouse=True)
@@ -47,12 +53,14 @@ def own_config(tmp_path, monkeypatch):
     monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
 
 
-async def start_host(keys: Keys, **limits: object) -> Host:
+async def start_host(keys: Keys, *, away_grace: float = 60.0, **limits: object) -> Host:
     options = HostOptions(
         port=0,
         host_key=keys.host_key,
         authorized_keys=keys.authorized,
         limits=dataclasses.replace(Limits(), **limits),
+        away_grace=away_grace,
+        ai_pace=0.05,
     )
     host = Host(options, read_authorized_keys(keys.authorized))
     await host.start(load_or_create_host_key(keys.host_key))
@@ -151,12 +159,16 @@ def test_the_local_start_path_never_loads_asyncssh():
 
 
 @needs_openssh
-async def test_a_session_gets_the_menu_and_quits(host, keys):
+async def test_a_session_gets_the_lobby_then_the_menu_and_quits(host, keys):
     ssh = await OpenSSH.start(keys.player, host.port, "-tt")
     try:
-        await ssh.expect("Vigo's Favor")
-        await ssh.expect("Victim!")
+        await ssh.expect("shared tables")
+        await ssh.expect("No tables yet")
         assert len(host.sessions) == 1
+        mark = ssh.mark()
+        ssh.send("m")  # play alone: the cantina's own menu
+        await ssh.expect("Resume a campaign", since=mark)
+        await ssh.expect("Vigo's Favor", since=mark)
         ssh.send("q")
         assert await ssh.finish() == 0
     finally:
@@ -247,10 +259,89 @@ async def test_open_admits_any_key(keys):
     try:
         ssh = await OpenSSH.start(keys.stranger, host.port, "-tt")
         try:
-            await ssh.expect("Vigo's Favor")
+            await ssh.expect("shared tables")
         finally:
             ssh.kill()
     finally:
+        await asyncio.wait_for(host.close(), 10)
+
+
+# --- shared tables ----------------------------------------------------------------------------
+
+CODE = re.compile(r"Val-Des, table ([A-Z0-9]{4})")
+
+
+async def set_a_shared_table(creator: OpenSSH, joiner: OpenSSH) -> str:
+    """The creator sets a Val-Des table (two seats for people, two AIs); the joiner joins
+    by the code the creator's screen shows; the creator starts. The join code."""
+    await creator.expect("shared tables")
+    await joiner.expect("shared tables")
+    creator.send("d")  # a new Val-Des table
+    await creator.expect("set the table")
+    creator.send("\x13")  # ctrl+s
+    await creator.expect("Press s to start")
+    found = CODE.search(creator.text)
+    assert found, creator.text[-500:]
+    code = found.group(1)
+    mark = creator.mark()
+    joiner.send("j")  # to the join-code field
+    await asyncio.sleep(0.5)  # keys typed ahead would reach the list, before the focus moves
+    joiner.send(code.lower() + "\r")
+    await joiner.expect("Waiting for the table's creator")
+    await creator.expect("bob", since=mark)  # the creator sees who sat down
+    creator.send("s")
+    return code
+
+
+async def take_turns(players: dict[str, OpenSSH], limit: int = 8) -> list[str]:
+    """Whoever is offered a call answers it (Val, key 1), until every player has moved
+    once; the names of those who moved, in order."""
+    moved: list[str] = []
+    marks = {name: ssh.mark() for name, ssh in players.items()}
+    for _ in range(limit):
+        if set(moved) == set(players):
+            break
+        waits = {
+            asyncio.create_task(ssh.expect(f"{name}, call Val or Des", since=marks[name])): name
+            for name, ssh in players.items()
+        }
+        done, pending = await asyncio.wait(waits, timeout=20, return_when="FIRST_COMPLETED")
+        for task in pending:
+            task.cancel()
+        assert done, "nobody was offered a call"
+        name = waits[done.pop()]
+        marks[name] = players[name].mark()
+        players[name].send("1")
+        moved.append(name)
+    return moved
+
+
+@needs_openssh
+async def test_two_players_at_one_table_see_each_others_moves(keys):
+    host = await start_host(keys)
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await OpenSSH.start(keys.partner, host.port, "-tt", user="bob")
+    try:
+        await set_a_shared_table(alice, bob)
+        marks = {"alice": alice.mark(), "bob": bob.mark()}
+        moved = await take_turns({"alice": alice, "bob": bob})
+        assert set(moved) == {"alice", "bob"}
+        # Each saw the other's call narrated on their own screen.
+        await bob.expect("alice calls Val", since=marks["bob"])
+        await alice.expect("bob calls Val", since=marks["alice"])
+        # One table, shared: the same LiveTable, the AI seats played by the dealer alone.
+        (table,) = host.lobby.tables.values()
+        assert table.live is not None and [s.name for s in table.setup.seats][:2] == [
+            "alice",
+            "bob",
+        ]
+        apps = [s.app for s in host.sessions]
+        assert all(app.screen.table is table.live for app in apps)
+        assert all(not app.screen.drives_ai for app in apps)
+        assert {app.screen.seats_here for app in apps} == {frozenset({0}), frozenset({1})}
+    finally:
+        alice.kill()
+        bob.kill()
         await asyncio.wait_for(host.close(), 10)
 
 
@@ -277,7 +368,7 @@ async def test_a_connection_flood_is_bounded_by_max_sessions(keys):
         assert len(running) == 3 and len(refused) == 5
         assert len(host.sessions) == 3
         for t in running:
-            await t.expect("Vigo's Favor")
+            await t.expect("shared tables")
     finally:
         for conn, _, _ in results:
             conn.close()
@@ -306,7 +397,7 @@ async def test_an_oversized_paste_is_cut_and_the_session_lives(keys):
     key = client_key(keys)
     conn, chan, terminal = await connect(host.port, key)
     try:
-        await terminal.expect("Vigo's Favor")
+        await terminal.expect("shared tables")
         paste = b"\x1b[200~" + b"x" * (2 << 20) + b"\x1b[201~"
         chan.write(paste)
         await asyncio.sleep(1.0)
@@ -316,8 +407,8 @@ async def test_an_oversized_paste_is_cut_and_the_session_lives(keys):
         # The session still answers: `s` opens the settings.
         mark = len(terminal.output)
         await asyncio.sleep(2.0)  # let the budget refill a little
-        chan.write(b"s")
-        await terminal.expect("Settings", since=mark)
+        chan.write(b"m")
+        await terminal.expect("Resume a campaign", since=mark)
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)
@@ -326,21 +417,26 @@ async def test_an_oversized_paste_is_cut_and_the_session_lives(keys):
 async def test_a_session_killed_mid_game_ends_alone(keys):
     host = await start_host(keys)
     key = client_key(keys)
-    a = await connect(host.port, key)
-    b = await connect(host.port, key)
+    a = await connect(host.port, key, user="alice")
+    b = await connect(host.port, key, user="bob")
     try:
-        await a[2].expect("Vigo's Favor")
-        await b[2].expect("Vigo's Favor")
-        a[1].write(b"v")  # Vigo's Favor's setup
+        await a[2].expect("shared tables")
+        await b[2].expect("shared tables")
+        a[1].write(b"v")  # a new Vigo's Favor table
         await a[2].expect("set the table")
-        a[1].write(b"\x13")  # ctrl+s: start the table
+        a[1].write(b"\x13")  # ctrl+s: set it
+        await a[2].expect("Press s to start")
+        a[1].write(b"s")  # start it: the stand-in AI takes the free seat
         await a[2].expect("set the stake")
         a[0].abort()  # killed mid-game
-        await asyncio.sleep(0.5)
+        for _ in range(50):
+            if len(host.sessions) == 1:
+                break
+            await asyncio.sleep(0.1)
         assert len(host.sessions) == 1
         mark = len(b[2].output)
-        b[1].write(b"r")  # the other session is untouched: the rules open
-        await b[2].expect("Rules", since=mark)
+        b[1].write(b"m")  # the other session is untouched: its menu opens
+        await b[2].expect("Resume a campaign", since=mark)
     finally:
         a[0].close()
         b[0].close()
@@ -353,8 +449,8 @@ async def test_a_client_that_stops_reading_is_dropped_and_stalls_nobody(keys):
     stalled = await connect(host.port, key, window=8192)
     other = await connect(host.port, key)
     try:
-        await stalled[2].expect("Vigo's Favor")
-        await other[2].expect("Vigo's Favor")
+        await stalled[2].expect("shared tables")
+        await other[2].expect("shared tables")
         stalled[1].pause_reading()
         loop = asyncio.get_running_loop()
         for n in range(60):  # each resize is a whole new frame the client never reads
@@ -363,8 +459,8 @@ async def test_a_client_that_stops_reading_is_dropped_and_stalls_nobody(keys):
         # Meanwhile the other player's keys are answered promptly.
         mark = len(other[2].output)
         started = loop.time()
-        other[1].write(b"r")
-        arrived = await other[2].expect("Rules", since=mark, timeout=10)
+        other[1].write(b"m")
+        arrived = await other[2].expect("Resume a campaign", since=mark, timeout=10)
         assert arrived - started < 5.0
         for _ in range(100):
             if len(host.sessions) == 1:
@@ -383,7 +479,7 @@ async def test_an_idle_session_is_ended_with_a_word(keys):
     key = client_key(keys)
     conn, _chan, terminal = await connect(host.port, key)
     try:
-        await terminal.expect("Vigo's Favor")
+        await terminal.expect("shared tables")
         await asyncio.wait_for(terminal.closed.wait(), 10)
         assert b"idle for too long" in terminal.errors
         assert not host.sessions
@@ -396,7 +492,7 @@ async def test_a_resize_redraws_at_the_new_size(keys):
     host = await start_host(keys)
     conn, chan, terminal = await connect(host.port, client_key(keys))
     try:
-        await terminal.expect("Vigo's Favor")
+        await terminal.expect("shared tables")
         session = next(iter(host.sessions))
         chan.change_terminal_size(120, 40)
         for _ in range(50):

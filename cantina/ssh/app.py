@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from textual.app import SystemCommand
+from textual.content import Content
 from textual.screen import Screen
 
-from cantina.app import CantinaApp
+from cantina.app import CantinaApp, stylesheets
 from cantina.ssh.driver import ChannelDriver, Terminal
 
 if TYPE_CHECKING:
-    from cantina.ssh.lobby import Lobby, Player
+    from cantina.ssh.lobby import Lobby, Player, SharedTable
 
 
 def colour_system(term: str | None, env: dict[str, str] | None = None) -> str:
@@ -34,6 +35,8 @@ class HostedApp(CantinaApp):
     """One player's cantina over SSH. Nothing here touches the host's files, terminal or
     process-wide streams."""
 
+    CSS_PATH = stylesheets("cantina.tcss", "lobby.tcss")
+
     def __init__(
         self, terminal: Terminal, *, colours: str, lobby: Lobby | None, player: Player | None
     ) -> None:
@@ -42,6 +45,8 @@ class HostedApp(CantinaApp):
         self.lobby = lobby
         self.player = player
         self.driver_class = ChannelDriver
+        self.watching: SharedTable | None = None
+        """The shared table this session shows, if any (its notices come here)."""
         environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
         self.console = Console(
             color_system=colours,  # type: ignore[arg-type]
@@ -68,6 +73,19 @@ class HostedApp(CantinaApp):
         from screens.lobby import LobbyScreen
 
         return LobbyScreen()
+
+    def sit_at(self, table: SharedTable) -> None:
+        """Show a started shared table: acting for this player's seat only, or watching
+        when they have none. The table's dealer plays the AI, never this screen."""
+        from screens.tables import table_screen
+
+        assert table.live is not None and self.player is not None
+        seat = table.seat_of(self.player.identity)
+        seats = frozenset() if seat is None else frozenset({seat})
+        self.watching = table
+        self.push_screen(table_screen(table.live, seats=seats, drives_ai=False))
+        if seat is None:
+            self.notify(Content(f"Watching table {table.code}."))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The palette, less what would write a file on the host (screenshots)."""

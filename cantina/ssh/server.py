@@ -39,8 +39,12 @@ class HostOptions:
     guests: bool = False
     """Admit clients with no key at all, each a new guest."""
     limits: Limits = field(default_factory=Limits)
-    lobby: bool = False
+    lobby: bool = True
     """Sessions open in the lobby of shared tables (else the plain menu)."""
+    away_grace: float = 60.0
+    """Seconds a shared table waits for a player who left before an AI plays their seat."""
+    ai_pace: float = 0.8
+    """Seconds an AI seat at a shared table waits before it acts."""
 
 
 class Host:
@@ -57,9 +61,18 @@ class Host:
         if options.lobby:
             from cantina.ssh.lobby import Lobby
 
-            self.lobby = Lobby()
+            self.lobby = Lobby(away_grace=options.away_grace, ai_pace=options.ai_pace)
+            self.lobby.on_notice = self.tell_watchers
         self.server: asyncssh.SSHAcceptor | None = None
         self._sweeper: asyncio.Task[None] | None = None
+
+    def tell_watchers(self, table: Any, notice: str) -> None:
+        """Show a table's notice (a player left, came back, an AI stands in) to every
+        session watching it."""
+        for session in list(self.sessions):
+            app = session.app
+            if app is not None and app.watching is table:
+                app.notify(notice, title=f"Table {table.code}")
 
     def admits(self, key_fingerprint: str) -> bool:
         return self.options.open or key_fingerprint in self.authorized
@@ -120,6 +133,8 @@ class Host:
             self._sweeper.cancel()
         for session in list(self.sessions):
             session.end("the host is closing")
+        if self.lobby is not None:
+            self.lobby.close_all()
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
@@ -295,11 +310,17 @@ class Session(asyncssh.SSHServerSession):
         assert self.chan is not None
         try:
             colours = colour_system(self.chan.get_terminal_type(), self.chan.get_environment())
+            lobby = self.host.lobby
             player = None
-            if self.host.lobby is not None:
-                player = self.host.lobby.player(self.gate.identity, self.gate.username)
-            app = self.app = HostedApp(self, colours=colours, lobby=self.host.lobby, player=player)
-            await app.run_async(size=self.size)
+            if lobby is not None:
+                player = lobby.player(self.gate.identity, self.gate.username)
+                lobby.arrived(player)
+            try:
+                app = self.app = HostedApp(self, colours=colours, lobby=lobby, player=player)
+                await app.run_async(size=self.size)
+            finally:
+                if lobby is not None and player is not None:
+                    lobby.left(player)
             if app.return_code and not self.goodbye:
                 self.goodbye = (
                     "something went wrong, and this session ended (the host has the details)"
