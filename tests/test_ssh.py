@@ -345,6 +345,43 @@ async def test_two_players_at_one_table_see_each_others_moves(keys):
         await asyncio.wait_for(host.close(), 10)
 
 
+@needs_openssh
+async def test_a_player_who_drops_is_stood_in_for_and_gets_the_seat_back(keys):
+    host = await start_host(keys, away_grace=1.0)
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await OpenSSH.start(keys.partner, host.port, "-tt", user="bob")
+    again = None
+    try:
+        await set_a_shared_table(alice, bob)
+        await take_turns({"alice": alice, "bob": bob})
+        (table,) = host.lobby.tables.values()
+        mark = alice.mark()
+        bob.kill()  # bob's connection drops
+        await alice.expect("has left the table", since=mark)
+        # After the grace, a Cautious AI plays bob's seat, visibly to the others.
+        await alice.expect("is away", since=mark)
+        assert table.standing_in == {1}
+        stand_in = alice.mark()
+        await take_turns({"alice": alice}, limit=4)
+        await alice.expect("bob calls", since=stand_in)
+        # bob comes back with the same key (another name on the command line changes
+        # nothing: the key is who he is) and goes straight back to his seat.
+        mark = alice.mark()
+        again = await OpenSSH.start(keys.partner, host.port, "-tt", user="robert")
+        await alice.expect("is back", since=mark)
+        assert table.standing_in == set()
+        moved = await take_turns({"alice": alice, "bob": again})
+        assert "bob" in moved
+        session = next(s for s in host.sessions if s.gate.username == "robert")
+        assert session.app.screen.seats_here == frozenset({1})
+    finally:
+        alice.kill()
+        bob.kill()
+        if again is not None:
+            again.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
 # --- asyncssh clients: load and faults --------------------------------------------------------
 
 
