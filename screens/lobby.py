@@ -80,13 +80,15 @@ class LobbyScreen(HostedScreen):
             yield OptionList(id="tables")
             with Horizontal(id="join-line"):
                 yield Static("Join code ", classes="label")
-                yield Input(
+                code = Input(
                     placeholder="ABCD",
                     id="code",
                     compact=True,
                     max_length=4,
                     restrict=r"[A-Za-z0-9]*",
                 )
+                code.cursor_blink = False  # a blinking cursor is a frame a second, per player
+                yield code
             yield Static(
                 Content("Enter joins the table picked above; v d i set a new table."),
                 id="lobby-help",

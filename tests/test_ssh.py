@@ -268,19 +268,19 @@ async def test_open_admits_any_key(keys):
 
 # --- shared tables ----------------------------------------------------------------------------
 
-CODE = re.compile(r"Val-Des, table ([A-Z0-9]{4})")
 
-
-async def set_a_shared_table(creator: OpenSSH, joiner: OpenSSH) -> str:
-    """The creator sets a Val-Des table (two seats for people, two AIs); the joiner joins
-    by the code the creator's screen shows; the creator starts. The join code."""
+async def set_a_shared_table(
+    creator: OpenSSH, joiner: OpenSSH, key: str = "d", title: str = "Val-Des"
+) -> str:
+    """The creator sets a table (Val-Des: two seats for people, two AIs); the joiner
+    joins by the code the creator's screen shows; the creator starts. The join code."""
     await creator.expect("shared tables")
     await joiner.expect("shared tables")
-    creator.send("d")  # a new Val-Des table
+    creator.send(key)  # a new table of that game
     await creator.expect("set the table")
     creator.send("\x13")  # ctrl+s
     await creator.expect("Press s to start")
-    found = CODE.search(creator.text)
+    found = re.search(re.escape(title) + r", table ([A-Z0-9]{4})", creator.text)
     assert found, creator.text[-500:]
     code = found.group(1)
     mark = creator.mark()
@@ -339,6 +339,48 @@ async def test_two_players_at_one_table_see_each_others_moves(keys):
         assert all(app.screen.table is table.live for app in apps)
         assert all(not app.screen.drives_ai for app in apps)
         assert {app.screen.seats_here for app in apps} == {frozenset({0}), frozenset({1})}
+    finally:
+        alice.kill()
+        bob.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
+PLAN_LABEL = re.compile(r"\((Attacker|Victim|Supporter), (left|right)\)")
+"""What only a Supporter's own options show: the target's role and the direction."""
+
+
+@needs_openssh
+async def test_only_the_supporter_sees_their_secret_choice(keys):
+    host = await start_host(keys)
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await OpenSSH.start(keys.partner, host.port, "-tt", user="bob")
+    try:
+        await set_a_shared_table(alice, bob, key="i", title="Victim!")
+        players = {"alice": alice, "bob": bob}
+        waits = {
+            asyncio.create_task(ssh.expect(f"{name}, choose target and die", timeout=30)): name
+            for name, ssh in players.items()
+        }
+        done, pending = await asyncio.wait(waits, timeout=40, return_when="FIRST_COMPLETED")
+        for task in pending:
+            task.cancel()
+        assert done, "no person was the Supporter"
+        planner = waits[done.pop()]
+        other = "bob" if planner == "alice" else "alice"
+        for _ in range(50):  # the planner's options are drawn
+            if PLAN_LABEL.search(players[planner].text):
+                break
+            await asyncio.sleep(0.1)
+        assert PLAN_LABEL.search(players[planner].text)
+        await players[other].expect(f"Waiting for {planner}")
+        await asyncio.sleep(0.5)
+        # The other player's terminal never received the choices, nor does their screen
+        # hold them: it renders only its own seat's secrets.
+        assert not PLAN_LABEL.search(players[other].text)
+        (session,) = [s for s in host.sessions if s.gate.username == other]
+        from screens.table import DecisionBar
+
+        assert session.app.screen.query_one(DecisionBar).offered() == []
     finally:
         alice.kill()
         bob.kill()

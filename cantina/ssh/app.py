@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from cantina.app import CantinaApp, stylesheets
 from cantina.ssh.driver import ChannelDriver, Terminal
+from cantina.ssh.styles import SharedStylesheet
 
 if TYPE_CHECKING:
     from cantina.ssh.lobby import Lobby, Player, SharedTable
@@ -66,6 +67,8 @@ class HostedApp(CantinaApp):
         # makes every swap a no-op.
         self._capture_stdout = sys.stdout  # type: ignore[assignment]
         self._capture_stderr = sys.stderr  # type: ignore[assignment]
+        # Parse each stylesheet once for the host, not once per session (see styles.py).
+        self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
 
     def get_default_screen(self) -> Screen:
         if self.lobby is None:
