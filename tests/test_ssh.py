@@ -14,7 +14,15 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-from ssh_clients import HAVE_OPENSSH, OpenSSH, connect, make_key, run_client, ssh_options
+from ssh_clients import (
+    HAVE_OPENSSH,
+    OpenSSH,
+    connect,
+    make_key,
+    plain,
+    run_client,
+    ssh_options,
+)
 
 from cantina.ssh.app import colour_system
 from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
@@ -293,11 +301,14 @@ async def set_a_shared_table(
     return code
 
 
-async def take_turns(players: dict[str, OpenSSH], limit: int = 8) -> list[str]:
+async def take_turns(
+    players: dict[str, OpenSSH], limit: int = 8, since: dict[str, int] | None = None
+) -> list[str]:
     """Whoever is offered a call answers it (Val, key 1), until every player has moved
-    once; the names of those who moved, in order."""
+    once; the names of those who moved, in order. Offers are looked for in what each
+    screen drew after `since` (default: now)."""
     moved: list[str] = []
-    marks = {name: ssh.mark() for name, ssh in players.items()}
+    marks = dict(since) if since else {name: ssh.mark() for name, ssh in players.items()}
     for _ in range(limit):
         if set(moved) == set(players):
             break
@@ -309,7 +320,9 @@ async def take_turns(players: dict[str, OpenSSH], limit: int = 8) -> list[str]:
         for task in pending:
             task.cancel()
         assert done, "nobody was offered a call"
-        name = waits[done.pop()]
+        first = done.pop()
+        first.result()  # an offer that never came fails here
+        name = waits[first]
         marks[name] = players[name].mark()
         players[name].send("1")
         moved.append(name)
@@ -342,6 +355,36 @@ async def test_two_players_at_one_table_see_each_others_moves(keys):
     finally:
         alice.kill()
         bob.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
+@needs_openssh
+async def test_a_spectator_watches_a_table_and_cannot_act(keys):
+    host = await start_host(keys)
+    host.options.open = True  # carol's key is not listed
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await OpenSSH.start(keys.partner, host.port, "-tt", user="bob")
+    carol = await OpenSSH.start(keys.stranger, host.port, "-tt", user="carol")
+    try:
+        code = await set_a_shared_table(alice, bob)
+        started = {"alice": alice.mark(), "bob": bob.mark()}
+        await carol.expect(code)  # the table is listed in carol's lobby
+        await carol.expect("playing")
+        mark = carol.mark()
+        carol.send("w")  # watch the picked (only) table
+        await carol.expect("Watching table", since=mark)
+        await take_turns({"alice": alice, "bob": bob}, since=started)
+        await carol.expect("alice calls", since=mark)
+        await carol.expect("bob calls", since=mark)
+        assert "carol, call" not in plain(bytes(carol.output[mark:]))
+        (session,) = [s for s in host.sessions if s.gate.username == "carol"]
+        assert session.app.screen.seats_here == frozenset()
+        from screens.table import DecisionBar
+
+        assert session.app.screen.query_one(DecisionBar).offered() == []
+    finally:
+        for ssh in (alice, bob, carol):
+            ssh.kill()
         await asyncio.wait_for(host.close(), 10)
 
 
@@ -404,7 +447,7 @@ async def test_a_player_who_drops_is_stood_in_for_and_gets_the_seat_back(keys):
         await alice.expect("is away", since=mark)
         assert table.standing_in == {1}
         stand_in = alice.mark()
-        await take_turns({"alice": alice}, limit=4)
+        await take_turns({"alice": alice}, limit=4, since={"alice": mark})
         await alice.expect("bob calls", since=stand_in)
         # bob comes back with the same key (another name on the command line changes
         # nothing: the key is who he is) and goes straight back to his seat.
@@ -412,7 +455,7 @@ async def test_a_player_who_drops_is_stood_in_for_and_gets_the_seat_back(keys):
         again = await OpenSSH.start(keys.partner, host.port, "-tt", user="robert")
         await alice.expect("is back", since=mark)
         assert table.standing_in == set()
-        moved = await take_turns({"alice": alice, "bob": again})
+        moved = await take_turns({"alice": alice, "bob": again}, since={"alice": mark, "bob": 0})
         assert "bob" in moved
         session = next(s for s in host.sessions if s.gate.username == "robert")
         assert session.app.screen.seats_here == frozenset({1})
@@ -565,6 +608,81 @@ async def test_an_idle_session_is_ended_with_a_word(keys):
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)
+
+
+async def test_an_exception_in_one_session_ends_that_session_only(keys):
+    host = await start_host(keys)
+    key = client_key(keys)
+    a = await connect(host.port, key, user="alice")
+    b = await connect(host.port, key, user="bob")
+    try:
+        await a[2].expect("shared tables")
+        await b[2].expect("shared tables")
+        (broken,) = [s for s in host.sessions if s.gate.username == "alice"]
+
+        def fault() -> None:
+            raise RuntimeError("a bug in a screen")
+
+        broken.app.call_later(fault)  # as a bug in a handler of alice's app would
+        await asyncio.wait_for(a[2].closed.wait(), 10)
+        assert b"something went wrong" in a[2].errors
+        assert b"a bug in a screen" not in a[2].output + a[2].errors  # details stay here
+        assert len(host.sessions) == 1
+        mark = len(b[2].output)
+        b[1].write(b"m")
+        await b[2].expect("Resume a campaign", since=mark)
+    finally:
+        a[0].close()
+        b[0].close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_hostile_name_is_shown_as_text(keys):
+    """A user name with markup (an action on click, even) is shown to the other players
+    as the characters it is, cut to 16, never interpreted."""
+    host = await start_host(keys)
+    hostile = "[b]eve[/b][@click=app.quit]"
+    eve = await connect(host.port, client_key(keys), user=hostile)
+    bob = await connect(host.port, asyncssh.read_private_key(keys.partner), user="bob")
+    try:
+        await eve[2].expect("shared tables")
+        await bob[2].expect("shared tables")
+        eve[1].write(b"v")
+        await eve[2].expect("set the table")
+        eve[1].write(b"\x13")
+        await eve[2].expect("Press s to start")
+        await bob[2].expect("by [b]eve[/b][@cli")
+        (table,) = host.lobby.tables.values()
+        assert table.creator.name == hostile[:16]
+    finally:
+        eve[0].close()
+        bob[0].close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+@needs_openssh
+async def test_a_name_with_control_characters_is_refused(host, keys):
+    status, out, err = await run_client(
+        "ssh", *ssh_options(keys.player, host.port), "-tt", "-l", "eve\x1b[31m", "127.0.0.1"
+    )
+    assert status == 255
+    assert "Prohibited character" in err
+    assert b"shared tables" not in out
+
+
+def test_sessions_share_parsed_stylesheets():
+    from cantina.ssh.styles import SharedStylesheet
+
+    css = "Button { width: 10; color: $primary; }"
+    sheets = [SharedStylesheet(variables={"primary": "red"}) for _ in range(2)]
+    for sheet in sheets:
+        sheet.add_source(css, read_from=("test", "css"))
+        sheet.parse()
+    assert sheets[0].rules[0] is sheets[1].rules[0]
+    other = SharedStylesheet(variables={"primary": "blue"})
+    other.add_source(css, read_from=("test", "css"))
+    other.parse()
+    assert other.rules[0] is not sheets[0].rules[0]  # another theme, its own rules
 
 
 async def test_a_resize_redraws_at_the_new_size(keys):

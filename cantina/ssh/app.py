@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from textual.app import SystemCommand
-from textual.content import Content
 from textual.screen import Screen
 
 from cantina.app import CantinaApp, stylesheets
@@ -88,7 +87,7 @@ class HostedApp(CantinaApp):
         self.watching = table
         self.push_screen(table_screen(table.live, seats=seats, drives_ai=False))
         if seat is None:
-            self.notify(Content(f"Watching table {table.code}."))
+            self.notify(f"Watching table {table.code}.", markup=False)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The palette, less what would write a file on the host (screenshots)."""

@@ -72,7 +72,8 @@ class Host:
         for session in list(self.sessions):
             app = session.app
             if app is not None and app.watching is table:
-                app.notify(notice, title=f"Table {table.code}")
+                # Notices hold players' names: never markup (a name could be "[@click=…]").
+                app.notify(notice, title=f"Table {table.code}", markup=False)
 
     def admits(self, key_fingerprint: str) -> bool:
         return self.options.open or key_fingerprint in self.authorized
