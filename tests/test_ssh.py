@@ -467,6 +467,56 @@ async def test_a_player_who_drops_is_stood_in_for_and_gets_the_seat_back(keys):
         await asyncio.wait_for(host.close(), 10)
 
 
+# --- guests, logins ---------------------------------------------------------------------------
+
+
+def keyless(keys: Keys, port: int) -> list[str]:
+    """OpenSSH offering no key at all (keyboard-interactive, no prompts expected)."""
+    options = ssh_options(keys.player, port)
+    options[options.index("BatchMode=yes")] = "PubkeyAuthentication=no"
+    return options
+
+
+@needs_openssh
+async def test_keyless_guests_only_with_their_own_flag(host, keys):
+    status, _, err = await run_client(
+        "ssh", *keyless(keys, host.port), "-o", "NumberOfPasswordPrompts=0", "g@127.0.0.1"
+    )
+    assert status == 255 and "Permission denied" in err
+    host.options.guests = True
+    process = await asyncio.create_subprocess_exec(
+        "ssh",
+        *keyless(keys, host.port),
+        "-tt",
+        "guest@127.0.0.1",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    guest = OpenSSH(process)
+    try:
+        await guest.expect("shared tables")
+        (session,) = host.sessions
+        assert session.gate.identity.startswith("guest:")
+    finally:
+        guest.kill()
+
+
+async def test_a_client_that_never_logs_in_is_cut_off(keys):
+    host = await start_host(keys, login_timeout=1.0)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
+        banner = await asyncio.wait_for(reader.readline(), 5)
+        assert banner.startswith(b"SSH-2.0-")
+        started = asyncio.get_running_loop().time()
+        while await asyncio.wait_for(reader.read(4096), 10):  # silent: never logs in
+            pass
+        assert asyncio.get_running_loop().time() - started < 5
+        writer.close()
+    finally:
+        await asyncio.wait_for(host.close(), 10)
+
+
 # --- asyncssh clients: load and faults --------------------------------------------------------
 
 
@@ -700,6 +750,26 @@ async def test_a_resize_redraws_at_the_new_size(keys):
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)
+
+
+def test_serve_prints_where_and_the_host_keys_fingerprint(tmp_path):
+    key = tmp_path / "host_key"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cantina", "serve", "--open", "--port", "0", "--host-key", str(key)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CANTINA_CONFIG_DIR": str(tmp_path)},
+    )
+    try:
+        lines = [process.stdout.readline() for _ in range(3)]
+    finally:
+        process.terminate()
+        process.wait(20)
+    assert lines[0].startswith("cantina: serving on 127.0.0.1 port ")
+    expected = fingerprint(asyncssh.read_private_key(key))
+    assert lines[2].strip() == f"cantina: host key fingerprint {expected}"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
 
 
 def test_serve_refuses_to_start_with_nobody_admitted(tmp_path):

@@ -124,9 +124,7 @@ class Lobby:
             if seat is None:
                 continue
             if not table.started:
-                del table.seated[seat]  # an unstarted seat is simply free again
-                if not table.seated:
-                    self.close(table)
+                self.leave_unstarted(table, player)  # an unstarted seat is simply free again
                 continue
             table.away_since[seat] = loop.time()
             self._notice(table, f"{player.name} has left the table; their seat waits.")
@@ -178,10 +176,27 @@ class Lobby:
         return seat
 
     def leave_unstarted(self, table: SharedTable, player: Player) -> None:
+        """Free this player's seat at a table not yet started; the table closes when the
+        last person leaves it, and passes to the next seated person when its creator
+        leaves (someone must be able to start it)."""
         seat = table.seat_of(player.identity)
-        if seat is not None and not table.started:
-            del table.seated[seat]
-            if not table.seated:
+        if seat is None or table.started:
+            return
+        del table.seated[seat]
+        if not table.seated:
+            self.close(table)
+        elif table.creator.identity == player.identity:
+            table.creator = table.seated[min(table.seated)]
+
+    def sweep(self, abandoned_after: float) -> None:
+        """Close started tables none of whose players has been here for a while, so the
+        lobby does not fill with games nobody will come back to."""
+        now = asyncio.get_running_loop().time()
+        for table in list(self.tables.values()):
+            if not table.started or any(self.here(p.identity) for p in table.seated.values()):
+                continue
+            last = max(table.away_since.values(), default=now)
+            if now - last > abandoned_after:
                 self.close(table)
 
     def start(self, table: SharedTable, by: Player) -> LiveTable:

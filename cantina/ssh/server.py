@@ -45,6 +45,8 @@ class HostOptions:
     """Seconds a shared table waits for a player who left before an AI plays their seat."""
     ai_pace: float = 0.8
     """Seconds an AI seat at a shared table waits before it acts."""
+    abandoned_after: float = 900.0
+    """Seconds after its last player left that a started table closes."""
 
 
 class Host:
@@ -106,6 +108,8 @@ class Host:
             for session in list(self.sessions):
                 if now - session.last_input > idle:
                     session.end("idle for too long; come back any time")
+            if self.lobby is not None:
+                self.lobby.sweep(self.options.abandoned_after)
 
     async def start(self, host_key: asyncssh.SSHKey) -> None:
         self.server = await asyncssh.create_server(
