@@ -223,6 +223,7 @@ class WaitingScreen(HostedScreen):
     def __init__(self, table: SharedTable) -> None:
         super().__init__()
         self.table = table
+        self.gone = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="waiting"):
@@ -249,11 +250,15 @@ class WaitingScreen(HostedScreen):
         self.set_interval(REFRESH, self.follow)
 
     def follow(self) -> None:
+        if self.gone:  # the pop below takes effect later: never leave twice
+            return
         if self.table.started:
+            self.gone = True
             self.app.pop_screen()
             self.hosted.sit_at(self.table)
             return
         if self.lobby.find(self.table.code) is not self.table:
+            self.gone = True
             self.notify("That table was closed.", severity="warning")
             self.app.pop_screen()
             return

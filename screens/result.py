@@ -100,6 +100,10 @@ class ResultScreen(ModalScreen[None]):
         if isinstance(below, TableScreen):
             below.detach()
             options = below.options  # the same seats acting here, the same AI player
+        else:  # never a screen acting for every seat by default, at a shared table
+            tables = [s for s in self.app.screen_stack if isinstance(s, TableScreen)]
+            if tables:
+                options = tables[-1].options
         self.dismiss()
         self.app.switch_screen(table_screen(self.table, **options))
 

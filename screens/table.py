@@ -171,6 +171,7 @@ class TableScreen(Screen[None]):
         self.history: list[Event] = []
         self.awaiting_human = False
         self.hurrying = False
+        self._over = False
         self._ai_timer = None
         self._bindings_state: tuple[object, ...] = ()
         self._stop_listening = self.table.listen(
@@ -261,7 +262,9 @@ class TableScreen(Screen[None]):
         if decision is None:
             self.awaiting_human = False
             bar.show(Content("The game is over."))
-            self.later(self.show_result)  # a moment to see the last move first
+            if not self._over:  # moves that land together each ask again: one result
+                self._over = True
+                self.later(self.show_result)  # a moment to see the last move first
             return
         seat = self.setup.seats[decision.seat]
         if not seat.human:

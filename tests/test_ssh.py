@@ -388,6 +388,51 @@ async def test_a_spectator_watches_a_table_and_cannot_act(keys):
         await asyncio.wait_for(host.close(), 10)
 
 
+@needs_openssh
+async def test_play_on_keeps_each_players_seat(keys):
+    """A round of Vigo's Favor to its end; both play on from their result screens and
+    each is back at their own seat, the dealer still the only AI player."""
+    from screens.table import TableScreen
+
+    host = await start_host(keys)
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await OpenSSH.start(keys.partner, host.port, "-tt", user="bob")
+    try:
+        await set_a_shared_table(alice, bob, key="v", title="Vigo's Favor")
+        await alice.expect("set the stake")
+        (table,) = host.lobby.tables.values()
+        for _ in range(100):  # whatever is offered, the first option
+            if table.live.game.pending is None:
+                break
+            alice.send("1")
+            bob.send("1")
+            await asyncio.sleep(0.2)
+        assert table.live.game.pending is None
+        await alice.expect("Next round")
+        await bob.expect("Next round")
+        first = table.live.game
+        alice.send("n")
+        bob.send("n")  # the round has begun: bob follows it
+        for _ in range(50):
+            screens = [s.app.screen for s in host.sessions]
+            if table.live.game is not first and all(
+                isinstance(screen, TableScreen) and screen.game is table.live.game
+                for screen in screens
+            ):
+                break
+            await asyncio.sleep(0.1)
+        assert table.live.game is not first
+        for s in host.sessions:  # one table screen each (none left over under it)
+            assert [type(x).__name__ for x in s.app.screen_stack] == ["LobbyScreen", "VigoScreen"]
+        seats = {s.gate.username: s.app.screen.seats_here for s in host.sessions}
+        assert seats == {"alice": frozenset({0}), "bob": frozenset({1})}
+        assert not any(s.app.screen.drives_ai for s in host.sessions)
+    finally:
+        alice.kill()
+        bob.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
 PLAN_LABEL = re.compile(r"\((Attacker|Victim|Supporter), (left|right)\)")
 """What only a Supporter's own options show: the target's role and the direction."""
 

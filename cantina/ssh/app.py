@@ -79,9 +79,12 @@ class HostedApp(CantinaApp):
     def sit_at(self, table: SharedTable) -> None:
         """Show a started shared table: acting for this player's seat only, or watching
         when they have none. The table's dealer plays the AI, never this screen."""
+        from screens.table import TableScreen
         from screens.tables import table_screen
 
         assert table.live is not None and self.player is not None
+        if any(isinstance(s, TableScreen) and s.table is table.live for s in self.screen_stack):
+            return  # already at this table (one screen per table and player)
         seat = table.seat_of(self.player.identity)
         seats = frozenset() if seat is None else frozenset({seat})
         self.watching = table

@@ -134,12 +134,21 @@ class Host:
         return self.server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
+        """End every session and table, and wait (a little) for them to finish, so no
+        app or dealer is left half-way when the event loop stops."""
+        tasks: list[asyncio.Task[Any]] = []
         if self._sweeper is not None:
             self._sweeper.cancel()
+            tasks.append(self._sweeper)
         for session in list(self.sessions):
             session.end("the host is closing")
+            if session.task is not None:
+                tasks.append(session.task)
         if self.lobby is not None:
+            tasks += [t.dealer for t in self.lobby.tables.values() if t.dealer is not None]
             self.lobby.close_all()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
