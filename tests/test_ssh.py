@@ -27,7 +27,7 @@ from ssh_clients import (
 from cantina.ssh.app import colour_system
 from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
 from cantina.ssh.limits import PASTE_END, PASTE_START, InputBudget, InputGate, Limits
-from cantina.ssh.server import Host, HostOptions
+from cantina.ssh.server import MAX_SIZE, Host, HostOptions
 
 needs_openssh = pytest.mark.skipif(not HAVE_OPENSSH, reason="OpenSSH client not installed")
 
@@ -763,6 +763,29 @@ async def test_a_name_with_control_characters_is_refused(host, keys):
     assert status == 255
     assert "Prohibited character" in err
     assert b"shared tables" not in out
+
+
+async def test_a_giant_terminal_is_drawn_at_the_largest_size_only(keys):
+    host = await start_host(keys)
+    conn, chan, terminal = await connect(host.port, client_key(keys), term_size=(100000, 100000))
+    try:
+        await terminal.expect("shared tables")
+        (session,) = host.sessions
+        assert tuple(session.app.size) == MAX_SIZE
+        resizes = []
+        resized = session.driver.resized
+        session.driver.resized = lambda w, h: (resizes.append((w, h)), resized(w, h))
+        for n in range(200):  # a flood of window changes: a few redraws, not 200
+            chan.change_terminal_size(81 + n % 50, 30)
+            if n % 20 == 0:
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.5)
+        assert tuple(session.app.size) == (81 + 199 % 50, 30)  # the last one counts
+        assert 1 <= len(resizes) < 20
+        assert len(host.sessions) == 1
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)
 
 
 def test_sessions_share_parsed_stylesheets():

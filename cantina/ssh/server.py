@@ -28,6 +28,16 @@ log = logging.getLogger("cantina.ssh")
 DISCONNECT = asyncssh.DISC_BY_APPLICATION
 
 
+MAX_SIZE = (400, 150)
+"""The largest terminal drawn for (a client may claim any size; drawing costs by area)."""
+RESIZE_EVERY = 0.05
+
+
+def terminal_size(width: int, height: int) -> tuple[int, int]:
+    """A client's terminal size, 80 x 24 when it gives none, never past MAX_SIZE."""
+    return (min(width or 80, MAX_SIZE[0]), min(height or 24, MAX_SIZE[1]))
+
+
 @dataclass
 class HostOptions:
     host: str = "127.0.0.1"
@@ -270,6 +280,7 @@ class Session(asyncssh.SSHServerSession):
         self.app: Any = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
+        self._resize: asyncio.TimerHandle | None = None
         self.goodbye = ""
         """Why the host ended this session, told to the player as it closes."""
         limits = host.limits
@@ -282,7 +293,7 @@ class Session(asyncssh.SSHServerSession):
         self.chan = chan
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], modes) -> bool:
-        self.size = (term_size[0] or 80, term_size[1] or 24)
+        self.size = terminal_size(term_size[0], term_size[1])
         return True
 
     def shell_requested(self) -> bool:
@@ -407,7 +418,14 @@ class Session(asyncssh.SSHServerSession):
             self.end("bad input")
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        self.size = (width or 80, height or 24)
+        """Follow the client's terminal, at most every RESIZE_EVERY seconds: a flood of
+        window changes is a flood of whole-screen redraws."""
+        self.size = terminal_size(width, height)
+        if self._resize is None:
+            self._resize = asyncio.get_running_loop().call_later(RESIZE_EVERY, self._resized)
+
+    def _resized(self) -> None:
+        self._resize = None
         if self.driver is not None:
             self.driver.resized(*self.size)
 
