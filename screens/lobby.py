@@ -106,6 +106,10 @@ class LobbyScreen(HostedScreen):
         self.query_one("#tables", OptionList).focus()
         self.call_after_refresh(self.return_to_seat)
 
+    def on_screen_resume(self) -> None:
+        """Back from a table: the list has the focus, so Enter returns to the table."""
+        self.query_one("#tables", OptionList).focus()
+
     def return_to_seat(self) -> None:
         """A player coming back (a new connection, same key) goes straight to their seat."""
         table = self.lobby.table_of(self.player.identity)

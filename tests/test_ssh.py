@@ -433,6 +433,34 @@ async def test_play_on_keeps_each_players_seat(keys):
         await asyncio.wait_for(host.close(), 10)
 
 
+@needs_openssh
+async def test_a_player_who_leaves_for_the_lobby_is_stood_in_for(keys):
+    host = await start_host(keys, away_grace=1.0)
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await OpenSSH.start(keys.partner, host.port, "-tt", user="bob")
+    try:
+        await set_a_shared_table(alice, bob)
+        await take_turns({"alice": alice, "bob": bob})
+        (table,) = host.lobby.tables.values()
+        mark = alice.mark()
+        bob.send("\x1b")  # Escape: back to the lobby, still connected
+        await alice.expect("has left the table", since=mark)
+        await take_turns({"alice": alice}, limit=4, since={"alice": mark})
+        await alice.expect("is away", since=mark)  # the stand-in plays bob's seat
+        await alice.expect("bob calls", since=mark)
+        assert table.standing_in == {1}
+        mark = alice.mark()
+        back = bob.mark()
+        bob.send("\r")  # Enter on the table in the lobby: back to the seat
+        await alice.expect("is back", since=mark)
+        assert table.standing_in == set()
+        await bob.expect("Leave", since=back)  # the table's keys again
+    finally:
+        alice.kill()
+        bob.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
 PLAN_LABEL = re.compile(r"\((Attacker|Victim|Supporter), (left|right)\)")
 """What only a Supporter's own options show: the target's role and the direction."""
 

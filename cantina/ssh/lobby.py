@@ -48,6 +48,8 @@ class SharedTable:
     standing_in: set[int] = field(default_factory=set)
     """Human seats the stand-in AI plays now (their player is away)."""
     away_since: dict[int, float] = field(default_factory=dict)
+    absent: dict[int, int] = field(default_factory=dict)
+    """Human seats whose player was not at the table, by how many looks in a row."""
     notices: list[str] = field(default_factory=list)
     """Things every watcher is told (who left, who came back, who plays for whom)."""
     dealer: asyncio.Task[None] | None = None
@@ -95,6 +97,9 @@ class Lobby:
         """Seconds an AI seat waits before it acts, so people can follow."""
         self.connected: dict[str, int] = {}
         """Sessions open now, by identity."""
+        self.at_table: Callable[[str, SharedTable], bool] | None = None
+        """Whether this person has the table on screen now (the host knows its sessions);
+        without it, only a dropped connection counts as away."""
         self.on_notice: Callable[[SharedTable, str], None] | None = None
         """Called with each notice, to show it to the table's watchers."""
         self._wakers: dict[str, asyncio.Event] = {}
@@ -132,6 +137,29 @@ class Lobby:
 
     def here(self, identity: str) -> bool:
         return identity in self.connected
+
+    def check_presence(self) -> None:
+        """Look at who is at each started table (the host does, every second): a player
+        away from it twice in a row (left for the lobby, say) is away, and the stand-in
+        will play their seat after the grace; one back at it is back."""
+        if self.at_table is None:
+            return
+        now = asyncio.get_running_loop().time()
+        for table in list(self.tables.values()):
+            if not table.started:
+                continue
+            for seat, player in table.seated.items():
+                if self.here(player.identity) and self.at_table(player.identity, table):
+                    table.absent.pop(seat, None)
+                    if seat in table.away_since:
+                        del table.away_since[seat]
+                        self._back(table, seat)
+                    continue
+                looks = table.absent[seat] = table.absent.get(seat, 0) + 1
+                if looks >= 2 and seat not in table.away_since:
+                    table.away_since[seat] = now
+                    self._notice(table, f"{player.name} has left the table; their seat waits.")
+                    self._wake(table)
 
     # --- tables ----------------------------------------------------------------------------
 

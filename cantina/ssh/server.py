@@ -75,6 +75,7 @@ class Host:
 
             self.lobby = Lobby(away_grace=options.away_grace, ai_pace=options.ai_pace)
             self.lobby.on_notice = self.tell_watchers
+            self.lobby.at_table = self.at_table
         self.server: asyncssh.SSHAcceptor | None = None
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -86,6 +87,19 @@ class Host:
             if app is not None and app.watching is table:
                 # Notices hold players' names: never markup (a name could be "[@click=…]").
                 app.notify(notice, title=f"Table {table.code}", markup=False)
+
+    def at_table(self, identity: str, table: Any) -> bool:
+        """Whether a session of this person shows the table (under a dialog, maybe)."""
+        from screens.table import TableScreen
+
+        for session in self.sessions:
+            app = session.app
+            if app is None or session.gate.identity != identity:
+                continue
+            stack = app.screen_stack
+            if any(isinstance(s, TableScreen) and s.table is table.live for s in stack):
+                return True
+        return False
 
     def admits(self, key_fingerprint: str) -> bool:
         return self.options.open or key_fingerprint in self.authorized
@@ -119,6 +133,7 @@ class Host:
                 if now - session.last_input > idle:
                     session.end("idle for too long; come back any time")
             if self.lobby is not None:
+                self.lobby.check_presence()
                 self.lobby.sweep(self.options.abandoned_after)
 
     async def start(self, host_key: asyncssh.SSHKey) -> None:
