@@ -7,8 +7,10 @@ strangers' SSH clients, so they are shown as `Content`, never parsed as markup.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -19,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from cantina.ai.temperament import temperaments
 from cantina.games import GAMES
+from cantina.seating import TableSetup
 from screens.setup import HUMAN, SetupScreen
 
 if TYPE_CHECKING:
@@ -202,6 +205,15 @@ class HostSetupScreen(SetupScreen):
         if self.seat_range[-1] >= 2:  # a shared table: a second seat for a person, to begin
             self.query_one("#kind-1", Select).value = HUMAN
             self.query_one("#name-1", Input).value = "Player 2"
+        # No chosen seed at a shared table: whoever knew it could foresee the dice.
+        seed = self.query_one("#seed", Input)
+        line = list(seed.parent.children) if seed.parent else [seed]
+        for widget in line[max(line.index(seed) - 1, 0) : line.index(seed) + 1]:
+            widget.display = False  # the field and its label
+
+    def table(self) -> TableSetup:
+        seed = int.from_bytes(os.urandom(4), "big")
+        return msgspec.structs.replace(super().table(), seed=seed)
 
     def action_start(self) -> None:
         app: HostedApp = self.app  # type: ignore[assignment]

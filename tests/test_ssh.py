@@ -284,8 +284,11 @@ async def set_a_shared_table(
     joins by the code the creator's screen shows; the creator starts. The join code."""
     await creator.expect("shared tables")
     await joiner.expect("shared tables")
+    setting = creator.mark()
     creator.send(key)  # a new table of that game
     await creator.expect("set the table")
+    await creator.expect("Stand-in", since=setting)
+    assert "Seed" not in plain(bytes(creator.output[setting:]))  # no foreseeable dice
     creator.send("\x13")  # ctrl+s
     await creator.expect("Press s to start")
     found = re.search(re.escape(title) + r", table ([A-Z0-9]{4})", creator.text)
