@@ -189,17 +189,6 @@ class HostSetupScreen(SetupScreen):
     """The setup screen, for a shared table: Human seats are for players who join, and
     one more choice, the AI that stands in for a player who is away."""
 
-    def compose_settings(self) -> ComposeResult:
-        yield from super().compose_settings()
-        yield Static("  Stand-in ", classes="label")
-        yield Select(
-            [(t.name, t.name) for t in temperaments().values()],
-            value="Cautious",
-            allow_blank=False,
-            compact=True,
-            id="stand-in",
-        )
-
     def on_mount(self) -> None:
         super().on_mount()
         if self.seat_range[-1] >= 2:  # a shared table: a second seat for a person, to begin
@@ -210,6 +199,19 @@ class HostSetupScreen(SetupScreen):
         line = list(seed.parent.children) if seed.parent else [seed]
         for widget in line[max(line.index(seed) - 1, 0) : line.index(seed) + 1]:
             widget.display = False  # the field and its label
+        # In its place (the variants' line is full for Vigo's Favor at 80 columns): the
+        # AI that plays for a player who is away, and fills free seats at the start.
+        if seed.parent is not None:
+            seed.parent.mount(
+                Static("  Stand-in ", classes="label"),
+                Select(
+                    [(t.name, t.name) for t in temperaments().values()],
+                    value="Cautious",
+                    allow_blank=False,
+                    compact=True,
+                    id="stand-in",
+                ),
+            )
 
     def table(self) -> TableSetup:
         seed = int.from_bytes(os.urandom(4), "big")
