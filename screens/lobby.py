@@ -189,6 +189,19 @@ class HostSetupScreen(SetupScreen):
     """The setup screen, for a shared table: Human seats are for players who join, and
     one more choice, the AI that stands in for a player who is away."""
 
+    def compose_more(self) -> ComposeResult:
+        """The AI that plays for a player who is away, and fills free seats at the start
+        (a line of its own: the variants' line is full for Vigo's Favor at 80 columns)."""
+        with Horizontal(classes="setup-line"):
+            yield Static("Stand-in ", classes="label")
+            yield Select(
+                [(t.name, t.name) for t in temperaments().values()],
+                value="Cautious",
+                allow_blank=False,
+                compact=True,
+                id="stand-in",
+            )
+
     def on_mount(self) -> None:
         super().on_mount()
         if self.seat_range[-1] >= 2:  # a shared table: a second seat for a person, to begin
@@ -199,19 +212,6 @@ class HostSetupScreen(SetupScreen):
         line = list(seed.parent.children) if seed.parent else [seed]
         for widget in line[max(line.index(seed) - 1, 0) : line.index(seed) + 1]:
             widget.display = False  # the field and its label
-        # In its place (the variants' line is full for Vigo's Favor at 80 columns): the
-        # AI that plays for a player who is away, and fills free seats at the start.
-        if seed.parent is not None:
-            seed.parent.mount(
-                Static("  Stand-in ", classes="label"),
-                Select(
-                    [(t.name, t.name) for t in temperaments().values()],
-                    value="Cautious",
-                    allow_blank=False,
-                    compact=True,
-                    id="stand-in",
-                ),
-            )
 
     def table(self) -> TableSetup:
         seed = int.from_bytes(os.urandom(4), "big")
@@ -223,7 +223,8 @@ class HostSetupScreen(SetupScreen):
         try:
             setup = self.table()
             setup.new_game()  # the settings' own checks, before anyone joins
-            table = app.lobby.create(setup, app.player, self.query_one("#stand-in", Select).value)
+            stand_in = str(self.query_one("#stand-in", Select).value)
+            table = app.lobby.create(setup, app.player, stand_in)
         except ValueError as err:
             self.notify(str(err), title="Cannot set this table", severity="warning")
             return
