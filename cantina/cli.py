@@ -76,6 +76,20 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--delay", type=float, default=0.6, help="seconds between lines (default 0.6)"
     )
+    serve = commands.add_parser("serve", help="host the cantina over SSH")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument("--port", type=int, default=2222, help="port to listen on (default 2222)")
+    serve.add_argument(
+        "--authorized-keys", metavar="FILE", type=Path, help="the public keys admitted"
+    )
+    serve.add_argument("--open", action="store_true", help="admit any key")
+    serve.add_argument("--guests", action="store_true", help="admit clients with no key")
+    serve.add_argument(
+        "--host-key", metavar="FILE", type=Path, help="the host key (default: made once, kept)"
+    )
+    serve.add_argument("--max-sessions", type=int, default=64, help="sessions at once (default 64)")
     for sub in (parser, play, campaigns, resume, replay):
         sub.add_argument(
             "--save-dir",
@@ -183,6 +197,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         from cantina.campaign.commands import replay
 
         return replay(save_folder(args), args.name, args.round, args.delay)
+    if args.command == "serve":
+        from cantina.ssh.cli import serve_command  # asyncssh loads for this command only
+
+        return serve_command(args)
     if args.command == "temperaments":
         from cantina.ai.temperament import temperaments
 

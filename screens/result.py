@@ -103,15 +103,23 @@ class ResultScreen(ModalScreen[None]):
         try:
             self.table.next_game()
         except ValueError as err:
-            if campaign is None:
+            if campaign is not None:
+                self.final_standings(campaign)  # its last round, or it cannot go on (VF-11)
+                return
+            if self.table.game is self.game:
                 self.notify(str(err), title="Cannot play on", severity="warning")
                 return
-            self.final_standings(campaign)  # its last round, or it cannot go on (VF-11)
-            return
+            # At a shared table another player already began the next game: follow it.
+        options = {}
         if isinstance(below, TableScreen):
             below.detach()
+            options = below.options  # the same seats acting here, the same AI player
+        else:  # never a screen acting for every seat by default, at a shared table
+            tables = [s for s in self.app.screen_stack if isinstance(s, TableScreen)]
+            if tables:
+                options = tables[-1].options
         self.dismiss()
-        self.app.switch_screen(table_screen(self.table))
+        self.app.switch_screen(table_screen(self.table, **options))
 
     def final_standings(self, campaign: Campaign) -> None:
         from screens.standings import StandingsScreen

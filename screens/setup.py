@@ -97,6 +97,7 @@ class SetupScreen(Screen[None]):
             yield Static(id="about")
             with Horizontal(classes="setup-line", id="variants"):
                 yield from self.compose_settings()
+            yield from self.compose_more()
             with Horizontal(classes="setup-line"):
                 yield Button(
                     Content("Start  [ctrl+s]"), id="start", variant="primary", compact=True
@@ -128,6 +129,10 @@ class SetupScreen(Screen[None]):
             yield Static("Health ", classes="label")
             yield picker(range(3, 9), 5, "health")
             yield Tick("Rematch bonus", value=True, id="rematch", compact=True)
+
+    def compose_more(self) -> ComposeResult:
+        """Further lines above the buttons, for a subclass (a shared table's stand-in)."""
+        yield from ()
 
     def on_mount(self) -> None:
         self.show_rows()

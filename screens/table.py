@@ -211,11 +211,14 @@ class TableScreen(Screen[None]):
         """Recorded moves to play again, paced like AI turns, instead of asking anyone."""
         self.label = label
         """Shown first in the status bar (a replay says which round it is)."""
+        self.options = {"seats": self.seats_here, "drives_ai": drives_ai}
+        """How this screen was set, for the screen of the table's next game."""
         self.ai = self.table.ai
         self.narrate = Narrator(self.setup.names)
         self.history: list[Event] = []
         self.awaiting_human = False
         self.hurrying = False
+        self._over = False
         self._ai_timer = None
         self._bindings_state: tuple[object, ...] = ()
         self._stop_listening = self.table.listen(
@@ -321,7 +324,9 @@ class TableScreen(Screen[None]):
         if decision is None:
             self.awaiting_human = False
             bar.show(Content("The game is over."))
-            self.later(self.show_result)  # a moment to see the last move first
+            if not self._over:  # moves that land together each ask again: one result
+                self._over = True
+                self.later(self.show_result)  # a moment to see the last move first
             return
         seat = self.setup.seats[decision.seat]
         if not seat.human:
@@ -337,7 +342,7 @@ class TableScreen(Screen[None]):
             self.update_bindings()
             return
         self.hurrying = False
-        if decision.kind in SECRET_KINDS and self.setup.humans > 1:
+        if decision.kind in SECRET_KINDS and len(self.seats_here) > 1:  # hot-seat only
             bar.show(Content.assemble("Waiting for ", (seat.name, "bold"), "…"))
             self.app.push_screen(
                 _handoff(seat.name, "a secret choice is about to be made"),

@@ -1,0 +1,107 @@
+"""The cantina app as one SSH session sees it: its own terminal, colours and screens."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from cantina.app import CantinaApp, stylesheets
+from cantina.ssh.driver import ChannelDriver, Terminal
+from cantina.ssh.styles import SharedStylesheet
+
+if TYPE_CHECKING:
+    from cantina.ssh.lobby import Lobby, Player, SharedTable
+
+
+def colour_system(term: str | None, env: dict[str, str] | None = None) -> str:
+    """The colour depth a client's TERM (and COLORTERM, if it sent one) allows; OpenSSH
+    sends no COLORTERM unless told to, so TERM decides for most players."""
+    term = (term or "").lower()
+    colorterm = (env or {}).get("COLORTERM", "").lower()
+    if colorterm in ("truecolor", "24bit") or term.endswith(("direct", "truecolor")):
+        return "truecolor"
+    if "256color" in term or term in ("xterm-kitty", "alacritty", "wezterm", "foot"):
+        return "256"
+    return "standard"
+
+
+class HostedApp(CantinaApp):
+    """One player's cantina over SSH. Nothing here touches the host's files, terminal or
+    process-wide streams."""
+
+    CSS_PATH = stylesheets("cantina.tcss", "lobby.tcss")
+
+    def __init__(
+        self, terminal: Terminal, *, colours: str, lobby: Lobby | None, player: Player | None
+    ) -> None:
+        super().__init__(save_preferences=False)
+        self.terminal = terminal
+        self.lobby = lobby
+        self.player = player
+        self.driver_class = ChannelDriver
+        self.watching: SharedTable | None = None
+        """The shared table this session shows, if any (its notices come here)."""
+        environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        self.console = Console(
+            color_system=colours,  # type: ignore[arg-type]
+            file=self.console.file,
+            markup=True,
+            highlight=False,
+            emoji=False,
+            legacy_windows=False,
+            _environ=environ,
+            force_terminal=True,
+            safe_box=False,
+            soft_wrap=False,
+        )
+        # App redirects sys.stdout to a capture of its own while it runs and restores
+        # what it found when it ends; with many apps ending in any order, that would leave
+        # a finished app as the process's stdout. Capturing to the streams themselves
+        # makes every swap a no-op.
+        self._capture_stdout = sys.stdout  # type: ignore[assignment]
+        self._capture_stderr = sys.stderr  # type: ignore[assignment]
+        # Parse each stylesheet once for the host, not once per session (see styles.py).
+        self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
+
+    def get_default_screen(self) -> Screen:
+        if self.lobby is None:
+            return super().get_default_screen()
+        from screens.lobby import LobbyScreen
+
+        return LobbyScreen()
+
+    def sit_at(self, table: SharedTable) -> None:
+        """Show a started shared table: acting for this player's seat only, or watching
+        when they have none. The table's dealer plays the AI, never this screen."""
+        from screens.table import TableScreen
+        from screens.tables import table_screen
+
+        assert table.live is not None and self.player is not None
+        if any(isinstance(s, TableScreen) and s.table is table.live for s in self.screen_stack):
+            return  # already at this table (one screen per table and player)
+        seat = table.seat_of(self.player.identity)
+        seats = frozenset() if seat is None else frozenset({seat})
+        self.watching = table
+        self.push_screen(table_screen(table.live, seats=seats, drives_ai=False))
+        if seat is None:
+            self.notify(f"Watching table {table.code}.", markup=False)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The palette, less what would write a file on the host (screenshots)."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":
+                yield command
+
+    def deliver_screenshot(self, *args: Any, **kwargs: Any) -> str | None:
+        self.notify("Screenshots are not saved on the host.", severity="warning")
+        return None
+
+    def deliver_binary(self, *args: Any, **kwargs: Any) -> str | None:
+        self.notify("Files are not saved on the host.", severity="warning")
+        return None

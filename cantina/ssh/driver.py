@@ -1,0 +1,128 @@
+"""A Textual driver that draws on one SSH channel and reads keys from it.
+
+It runs in the server's event loop (no threads): the SSH session hands it input as it
+arrives, and it writes each frame to the channel. Modelled on Textual's LinuxDriver, less
+what a shared process must not do (signals, termios, the process's own stdin/stdout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from codecs import getincrementaldecoder
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual import constants, events
+from textual._xterm_parser import XTermParser
+from textual.driver import Driver
+from textual.geometry import Size
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+class Terminal(Protocol):
+    """The driver's side of an SSH session."""
+
+    size: tuple[int, int]
+
+    def write(self, data: bytes) -> None: ...
+
+    def attach(self, driver: ChannelDriver) -> None: ...
+
+    def detach(self) -> None: ...
+
+
+class SessionParser(XTermParser):
+    """XTermParser without its method-level `lru_cache`: that cache is shared by every
+    parser in the process and keeps key events, and through their sender every App that
+    ever parsed a key, alive; and one session's event objects must not reach another."""
+
+    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
+        return XTermParser._parse_extended_key.__wrapped__(self, sequence)  # type: ignore[attr-defined]
+
+
+class ChannelDriver(Driver):
+    """Display and input for one hosted app, over its session's channel."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        *,
+        debug: bool = False,
+        mouse: bool = True,
+        size: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__(app, debug=debug, mouse=mouse, size=size)
+        self.terminal: Terminal = app.terminal  # type: ignore[attr-defined]
+        self._parser = SessionParser()
+        self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
+        self._tick: asyncio.TimerHandle | None = None
+        self._attached = False
+
+    @property
+    def can_suspend(self) -> bool:
+        return False
+
+    def write(self, data: str) -> None:
+        self.terminal.write(data.encode("utf-8", "replace"))
+
+    def flush(self) -> None:
+        """Nothing to do: every write went to the channel, which sends as the window allows."""
+
+    def send_message(self, message: Message) -> None:
+        # Same thread as the app: post directly instead of through run_coroutine_threadsafe.
+        self._app.post_message(message)
+
+    def start_application_mode(self) -> None:
+        self.terminal.attach(self)
+        self._attached = True
+        self.resized(*self.terminal.size)
+        self.write("\x1b[?1049h")  # alternate screen
+        if self._mouse:
+            self.write("\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h")
+        self.write("\x1b[?25l")  # hide the cursor
+        self.write("\x1b[?1004h")  # focus in / out
+        self.write("\x1b[?2026$p")  # does the terminal do synchronised output?
+        self.write("\x1b[?2004h")  # bracketed paste
+        self.write("\x1b[?7l")  # no line wrap
+
+    def disable_input(self) -> None:
+        if self._attached:
+            self._attached = False
+            self.terminal.detach()
+        if self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
+
+    def stop_application_mode(self) -> None:
+        self.disable_input()
+        self.write("\x1b[?2004l\x1b[?7h")
+        if self._mouse:
+            self.write("\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l")
+        self.write("\x1b[?1049l\x1b[?25h\x1b[?1004l")
+
+    def feed(self, data: bytes) -> None:
+        """Input from the client: keys, mouse, paste and terminal replies."""
+        for message in self._parser.feed(self._decode(data)):
+            self.process_message(message)
+        if self._tick is None:
+            # A lone ESC is a key only once nothing follows it: look again shortly.
+            delay = constants.ESCAPE_DELAY + 0.01
+            self._tick = asyncio.get_running_loop().call_later(delay, self._tick_parser)
+
+    def _tick_parser(self) -> None:
+        self._tick = None
+        for message in self._parser.tick():
+            self.process_message(message)
+
+    def resized(self, width: int, height: int) -> None:
+        size = Size(max(width, 1), max(height, 1))
+        self.send_message(events.Resize(size, size))
+
+    def open_url(self, url: str, new_tab: bool = True) -> None:
+        """Never on the host's machine."""
+
+    def deliver_binary(self, *args: Any, **kwargs: Any) -> None:
+        """Files are never written on the host for a remote player."""
+        raise RuntimeError("no file delivery over SSH")

@@ -1,0 +1,117 @@
+"""What one host allows: sessions, time, input and output, per the hosting options."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_sessions: int = 64
+    """Sessions (apps) running at once, over all clients."""
+    per_address: int = 8
+    """Sessions at once from one client address."""
+    max_connections: int = 128
+    """Connections at once, authenticated or not (a flood is cut here first)."""
+    login_timeout: float = 30.0
+    """Seconds from connecting to a finished authentication."""
+    idle_timeout: float = 1800.0
+    """Seconds since the last keystroke (not output: a redrawing UI never stops)."""
+    input_rate: float = 4096.0
+    """Bytes of input per second, sustained; more is dropped."""
+    paste_max: int = 16384
+    """Bytes of input at once (a paste); more is dropped."""
+    write_buffer: int = 1 << 20
+    """Bytes of output waiting for a client; past it the client is not reading and is
+    dropped, so it never holds memory or stalls the others."""
+
+
+class InputBudget:
+    """A token bucket over input bytes: typing passes, floods and huge pastes are cut."""
+
+    def __init__(self, rate: float, burst: int, clock=time.monotonic) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self.tokens = float(burst)
+        self.stamp = clock()
+
+    def take(self, size: int) -> int:
+        """How many of `size` bytes may pass now."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        allowed = min(size, int(self.tokens))
+        self.tokens -= allowed
+        return allowed
+
+
+PASTE_START = b"\x1b[200~"
+PASTE_END = b"\x1b[201~"
+
+
+class InputGate:
+    """What of a client's input reaches its app: at most the budget's bytes, and no paste
+    longer than `paste_max`. A paste that is cut is closed at once (its end marker sent
+    on), so the app never waits inside an endless paste, and the rest of it is dropped
+    until the client's own end marker arrives."""
+
+    def __init__(self, rate: float, paste_max: int, clock=time.monotonic) -> None:
+        self.budget = InputBudget(rate, paste_max + 64, clock)  # a paste and its markers
+        self.paste_max = paste_max
+        self.pasting = False
+        self.pasted = 0
+        self.discarding = False
+        self._carry = b""
+
+    def filter(self, data: bytes) -> bytes:
+        if self.discarding:
+            data = self._carry + data
+            end = data.find(PASTE_END)
+            if end < 0:
+                self._carry = data[-(len(PASTE_END) - 1) :]
+                return b""
+            data = data[end + len(PASTE_END) :]
+            self.discarding = False
+            self._carry = b""
+        allowed = self.budget.take(len(data))
+        passed, rest = data[:allowed], data[allowed:]
+        out = bytearray()
+        for piece in _paste_pieces(passed):
+            if piece == PASTE_START:
+                self.pasting, self.pasted = True, 0
+            elif piece == PASTE_END:
+                self.pasting = False
+            elif self.pasting:
+                room = self.paste_max - self.pasted
+                if len(piece) > room:
+                    out += piece[:room] + PASTE_END
+                    self.pasting = False
+                    self.discarding = PASTE_END not in rest
+                    return bytes(out)
+                self.pasted += len(piece)
+            out += piece
+        if self.pasting and rest:
+            out += PASTE_END  # the budget cut this paste short: close it
+            self.pasting = False
+            self.discarding = PASTE_END not in rest
+        return bytes(out)
+
+
+def _paste_pieces(data: bytes) -> list[bytes]:
+    """`data` split around its paste markers, the markers kept as pieces of their own."""
+    pieces: list[bytes] = []
+    start = 0
+    while True:
+        found = [(i, m) for m in (PASTE_START, PASTE_END) if (i := data.find(m, start)) >= 0]
+        if not found:
+            break
+        i, marker = min(found)
+        if i > start:
+            pieces.append(data[start:i])
+        pieces.append(marker)
+        start = i + len(marker)
+    if start < len(data):
+        pieces.append(data[start:])
+    return pieces

@@ -1,0 +1,77 @@
+"""`cantina serve`: start the host, say where and with which key, run until stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+
+from cantina.ssh.keys import (
+    fingerprint,
+    host_key_path,
+    load_or_create_host_key,
+    read_authorized_keys,
+)
+from cantina.ssh.server import Host, HostOptions
+
+
+def tune_collector() -> None:
+    """Move everything loaded at start-up (textual, the rules, stylesheets) out of the
+    collector's sight, and collect the young generations in smaller, more frequent steps.
+    With every session in one process a collection pauses all of them at once: measured
+    with 64 sessions typing (benchmarks/bench_ssh.py), Python's defaults paused for up to
+    370 ms (full collections over every session's objects), and fewer, larger young
+    collections (20000, 20, 50) for up to 290 ms; these settings for about 30 ms."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(5000, 4, 100)
+
+
+def warm_up() -> None:
+    """Import what every session needs once, before the first player waits for it."""
+    import screens.lobby
+    import screens.menu  # noqa: F401
+    from cantina.ssh import app  # noqa: F401
+
+
+async def run_host(options: HostOptions, ready=None, *, tune_gc: bool = True) -> None:
+    key_path = host_key_path(options.host_key)
+    key = load_or_create_host_key(key_path)
+    authorized = read_authorized_keys(options.authorized_keys)
+    host = Host(options, authorized)
+    await host.start(key)
+    warm_up()
+    if tune_gc:
+        tune_collector()
+    print(f"cantina: serving on {options.host} port {host.port}", flush=True)
+    print(f"cantina: host key {key_path}", flush=True)
+    print(f"cantina: host key fingerprint {fingerprint(key)}", flush=True)
+    if options.open:
+        print("cantina: --open: any key is admitted", flush=True)
+    else:
+        print(f"cantina: {len(authorized)} authorized key(s)", flush=True)
+    if options.guests:
+        print("cantina: --guests: clients without a key are admitted", flush=True)
+    if ready is not None:
+        ready(host)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await host.close()
+
+
+def serve(options: HostOptions) -> int:
+    if not options.open and options.authorized_keys is None and not options.guests:
+        print(
+            "cantina: nobody could get in: give --authorized-keys FILE, or --open",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        asyncio.run(run_host(options))
+    except KeyboardInterrupt:
+        pass
+    except OSError as err:
+        print(f"cantina: {err}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,308 @@
+"""The back room, for players over SSH: the shared tables, a new table, a join code.
+
+The state lives in `cantina.ssh.lobby` (one `Lobby` for the whole host); these screens
+read it twice a second and change it only through its methods. Player names come from
+strangers' SSH clients, so they are shown as `Content`, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from cantina.ai.temperament import temperaments
+from cantina.games import GAMES
+from cantina.seating import TableSetup
+from screens.setup import HUMAN, SetupScreen
+
+if TYPE_CHECKING:
+    from cantina.ssh.app import HostedApp
+    from cantina.ssh.lobby import Lobby, Player, SharedTable
+
+REFRESH = 0.5
+"""Seconds between looks at the lobby's state (it changes in other sessions)."""
+
+
+def table_line(table: SharedTable) -> Content:
+    from cantina.ssh.lobby import seat_summary
+
+    return Content.assemble(
+        (table.code, "bold"),
+        f"  {GAMES[table.setup.game].title:<13}",
+        f"{seat_summary(table):<24}",
+        "by ",
+        table.creator.name,
+    )
+
+
+class HostedScreen(Screen[Any]):
+    """What the lobby's screens share: the app's lobby and player (their stylesheet,
+    styles/lobby.tcss, loads with the hosted app)."""
+
+    @property
+    def hosted(self) -> HostedApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def lobby(self) -> Lobby:
+        assert self.hosted.lobby is not None
+        return self.hosted.lobby
+
+    @property
+    def player(self) -> Player:
+        assert self.hosted.player is not None
+        return self.hosted.player
+
+
+class LobbyScreen(HostedScreen):
+    """The open tables; make one, join one by its code, or watch one."""
+
+    BINDINGS = [
+        Binding("v", "new('vigo')", "New Vigo's Favor", id="lobby.vigo"),
+        Binding("d", "new('valdes')", "New Val-Des", id="lobby.valdes"),
+        Binding("i", "new('victim')", "New Victim!", id="lobby.victim"),
+        Binding("w", "watch", "Watch", id="lobby.watch"),
+        Binding("j", "code", "Join by code", id="lobby.code"),
+        Binding("m", "menu", "Play alone", id="lobby.menu"),
+        Binding("q", "app.quit", "Quit", id="lobby.quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="lobby"):
+            yield Static(Content("The back room: shared tables"), id="lobby-title")
+            yield Static(id="lobby-you")
+            yield OptionList(id="tables")
+            with Horizontal(id="join-line"):
+                yield Static("Join code ", classes="label")
+                code = Input(
+                    placeholder="ABCD",
+                    id="code",
+                    compact=True,
+                    max_length=4,
+                    restrict=r"[A-Za-z0-9]*",
+                )
+                code.cursor_blink = False  # a blinking cursor is a frame a second, per player
+                yield code
+            yield Static(
+                Content("Enter joins the table picked above; v d i set a new table."),
+                id="lobby-help",
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        short = self.player.identity.removeprefix("SHA256:")[:12]
+        self.query_one("#lobby-you", Static).update(
+            Content.assemble("You are ", (self.player.name, "bold"), f"  (key {short}…)")
+        )
+        self._shown: list[tuple[str, Content]] | None = None
+        self.show_tables()
+        self.set_interval(REFRESH, self.show_tables)
+        self.query_one("#tables", OptionList).focus()
+        self.call_after_refresh(self.return_to_seat)
+
+    def on_screen_resume(self) -> None:
+        """Back from a table: the list has the focus, so Enter returns to the table."""
+        self.query_one("#tables", OptionList).focus()
+
+    def return_to_seat(self) -> None:
+        """A player coming back (a new connection, same key) goes straight to their seat."""
+        table = self.lobby.table_of(self.player.identity)
+        if table is not None and table.started:
+            self.hosted.sit_at(table)
+
+    def show_tables(self) -> None:
+        rows = [(t.code, table_line(t)) for t in self.lobby.open_tables()]
+        if rows == self._shown:
+            return
+        self._shown = rows
+        tables = self.query_one("#tables", OptionList)
+        highlighted = tables.highlighted_option.id if tables.highlighted_option else None
+        tables.clear_options()
+        if not rows:
+            tables.add_option(Option(Content("No tables yet: v, d or i sets one."), disabled=True))
+            return
+        tables.add_options([Option(line, id=code) for code, line in rows])
+        codes = [code for code, _ in rows]
+        tables.highlighted = codes.index(highlighted) if highlighted in codes else 0
+
+    def picked(self) -> SharedTable | None:
+        option = self.query_one("#tables", OptionList).highlighted_option
+        return self.lobby.find(option.id) if option is not None and option.id else None
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        table = self.lobby.find(event.option.id or "")
+        if table is not None:
+            self.join(table)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        table = self.lobby.find(event.value)
+        if table is None:
+            self.notify(
+                Content(f"No table has the code {event.value.upper()!r}."), severity="warning"
+            )
+            return
+        event.input.value = ""
+        self.join(table)
+
+    def join(self, table: SharedTable) -> None:
+        try:
+            self.lobby.join(table, self.player)
+        except ValueError as err:
+            self.notify(str(err), severity="warning")
+            return
+        if table.started:
+            self.hosted.sit_at(table)
+        else:
+            self.app.push_screen(WaitingScreen(table))
+
+    def action_watch(self) -> None:
+        table = self.picked()
+        if table is None:
+            return
+        if not table.started:
+            self.notify("That table has not started yet.", severity="warning")
+            return
+        self.hosted.sit_at(table)
+
+    def action_code(self) -> None:
+        self.query_one("#code", Input).focus()
+
+    def action_new(self, game: str) -> None:
+        self.app.push_screen(HostSetupScreen(game))
+
+    def action_menu(self) -> None:
+        from screens.menu import MenuScreen
+
+        self.app.push_screen(MenuScreen())
+
+
+class HostSetupScreen(SetupScreen):
+    """The setup screen, for a shared table: Human seats are for players who join, and
+    one more choice, the AI that stands in for a player who is away."""
+
+    def compose_more(self) -> ComposeResult:
+        """The AI that plays for a player who is away, and fills free seats at the start
+        (a line of its own: the variants' line is full for Vigo's Favor at 80 columns)."""
+        with Horizontal(classes="setup-line"):
+            yield Static("Stand-in ", classes="label")
+            yield Select(
+                [(t.name, t.name) for t in temperaments().values()],
+                value="Cautious",
+                allow_blank=False,
+                compact=True,
+                id="stand-in",
+            )
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.seat_range[-1] >= 2:  # a shared table: a second seat for a person, to begin
+            self.query_one("#kind-1", Select).value = HUMAN
+            self.query_one("#name-1", Input).value = "Player 2"
+        # No chosen seed at a shared table: whoever knew it could foresee the dice.
+        seed = self.query_one("#seed", Input)
+        line = list(seed.parent.children) if seed.parent else [seed]
+        for widget in line[max(line.index(seed) - 1, 0) : line.index(seed) + 1]:
+            widget.display = False  # the field and its label
+
+    def table(self) -> TableSetup:
+        seed = int.from_bytes(os.urandom(4), "big")
+        return msgspec.structs.replace(super().table(), seed=seed)
+
+    def action_start(self) -> None:
+        app: HostedApp = self.app  # type: ignore[assignment]
+        assert app.lobby is not None and app.player is not None
+        try:
+            setup = self.table()
+            setup.new_game()  # the settings' own checks, before anyone joins
+            stand_in = str(self.query_one("#stand-in", Select).value)
+            table = app.lobby.create(setup, app.player, stand_in)
+        except ValueError as err:
+            self.notify(str(err), title="Cannot set this table", severity="warning")
+            return
+        self.app.switch_screen(WaitingScreen(table))
+
+
+class WaitingScreen(HostedScreen):
+    """A table before its start: its code, who has sat down; its creator starts it."""
+
+    BINDINGS = [
+        Binding("s", "start", "Start", id="waiting.start"),
+        Binding("escape", "leave", "Leave", id="waiting.leave"),
+    ]
+
+    def __init__(self, table: SharedTable) -> None:
+        super().__init__()
+        self.table = table
+        self.gone = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="waiting"):
+            yield Static(id="waiting-title")
+            yield Static(id="waiting-seats")
+            yield Static(id="waiting-help")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        title = GAMES[self.table.setup.game].title
+        self.query_one("#waiting-title", Static).update(
+            Content.assemble(f"{title}, table ", (self.table.code, "bold"))
+        )
+        creator = self.table.creator.identity == self.player.identity
+        self.query_one("#waiting-help", Static).update(
+            Content(
+                "Press s to start when everyone is here; the stand-in AI takes any free seat."
+                if creator
+                else "Waiting for the table's creator to start."
+            )
+        )
+        self._shown: Content | None = None
+        self.follow()
+        self.set_interval(REFRESH, self.follow)
+
+    def follow(self) -> None:
+        if self.gone:  # the pop below takes effect later: never leave twice
+            return
+        if self.table.started:
+            self.gone = True
+            self.app.pop_screen()
+            self.hosted.sit_at(self.table)
+            return
+        if self.lobby.find(self.table.code) is not self.table:
+            self.gone = True
+            self.notify("That table was closed.", severity="warning")
+            self.app.pop_screen()
+            return
+        lines = [
+            Content.assemble(f"{seat + 1:>2}  ", self.table.seat_label(seat))
+            for seat in range(len(self.table.setup.seats))
+        ]
+        shown = Content("\n").join(lines)
+        if shown != self._shown:
+            self._shown = shown
+            self.query_one("#waiting-seats", Static).update(shown)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start":
+            return self.table.creator.identity == self.player.identity
+        return True
+
+    def action_start(self) -> None:
+        try:
+            self.lobby.start(self.table, self.player)
+        except ValueError as err:
+            self.notify(str(err), severity="warning")
+            return
+        self.follow()
+
+    def action_leave(self) -> None:
+        self.lobby.leave_unstarted(self.table, self.player)
+        self.app.pop_screen()

@@ -1,0 +1,105 @@
+"""The host's lobby on its own (no SSH, no screens): seats, codes, starting, leaving."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from cantina.games.valdes import ValDesSettings
+from cantina.seating import Seat, TableSetup
+from cantina.ssh.lobby import CODE_LENGTH, CODE_LETTERS, Lobby, Player
+
+ALICE = Player("SHA256:alice", "alice")
+BOB = Player("SHA256:bob", "bob")
+CAROL = Player("SHA256:carol", "carol")
+
+
+def setup(humans: int = 2, ais: int = 1) -> TableSetup:
+    seats = tuple(Seat(f"Player {i + 1}") for i in range(humans)) + tuple(
+        Seat(f"AI {i + 1}", "Expert") for i in range(ais)
+    )
+    return TableSetup("valdes", ValDesSettings(seats=len(seats), ante=1), seats, 7)
+
+
+async def test_codes_seats_and_the_creators_start():
+    lobby = Lobby(ai_pace=0)
+    table = lobby.create(setup(humans=3), ALICE)
+    assert len(table.code) == CODE_LENGTH and set(table.code) <= set(CODE_LETTERS)
+    assert lobby.find(table.code.lower()) is table
+    assert lobby.join(table, BOB) == 1 and lobby.join(table, BOB) == 1  # once only
+    with pytest.raises(ValueError, match="creator"):
+        lobby.start(table, BOB)
+    live = lobby.start(table, ALICE)
+    assert [s.name for s in table.setup.seats] == ["alice", "bob", "Cautious 3", "AI 1"]
+    assert [s.human for s in table.setup.seats] == [True, True, False, False]
+    with pytest.raises(ValueError, match="already playing"):
+        lobby.join(table, CAROL)
+    assert live is table.live
+    lobby.close_all()
+
+
+async def test_a_full_table_and_a_table_for_no_one():
+    lobby = Lobby()
+    table = lobby.create(setup(humans=1, ais=2), ALICE)
+    with pytest.raises(ValueError, match="no free seat"):
+        lobby.join(table, BOB)
+    with pytest.raises(ValueError, match="Human"):
+        lobby.create(setup(humans=0, ais=3), BOB)
+
+
+async def test_one_unstarted_table_per_creator():
+    lobby = Lobby()
+    first = lobby.create(setup(), ALICE)
+    second = lobby.create(setup(), ALICE)
+    assert lobby.find(first.code) is None and lobby.find(second.code) is second
+
+
+async def test_the_creator_leaving_passes_the_table_on_and_the_last_closes_it():
+    lobby = Lobby()
+    for player in (ALICE, BOB):
+        lobby.arrived(player)
+    table = lobby.create(setup(), ALICE)
+    lobby.join(table, BOB)
+    lobby.left(ALICE)
+    assert table.creator == BOB and lobby.find(table.code) is table
+    lobby.left(BOB)
+    assert lobby.find(table.code) is None
+
+
+async def test_a_table_everyone_left_closes_after_a_while():
+    lobby = Lobby(ai_pace=0, away_grace=60)
+    for player in (ALICE, BOB):
+        lobby.arrived(player)
+    table = lobby.create(setup(), ALICE)
+    lobby.join(table, BOB)
+    lobby.start(table, ALICE)
+    lobby.left(ALICE)
+    lobby.sweep(abandoned_after=0.05)
+    assert lobby.find(table.code) is table  # bob is still here
+    lobby.left(BOB)
+    lobby.sweep(abandoned_after=0.05)
+    assert lobby.find(table.code) is table  # not yet
+    await asyncio.sleep(0.1)
+    lobby.sweep(abandoned_after=0.05)
+    assert lobby.find(table.code) is None
+    assert table.dealer is not None
+    await asyncio.wait_for(asyncio.wait([table.dealer]), 5)  # the dealer stops with it
+    assert table.dealer.cancelled()
+
+
+async def test_the_dealer_plays_the_ai_seats_and_waits_for_people():
+    lobby = Lobby(ai_pace=0)
+    lobby.arrived(ALICE)
+    table = lobby.create(setup(humans=1, ais=2), ALICE)
+    live = lobby.start(table, ALICE)
+    for _ in range(200):
+        decision = live.game.pending
+        if decision is not None and decision.seat == 0:
+            break
+        await asyncio.sleep(0.01)
+    assert live.game.pending.seat == 0  # the AIs moved up to alice's turn, and stopped
+    moves = len(live.moves)
+    await asyncio.sleep(0.1)
+    assert len(live.moves) == moves
+    lobby.close_all()
