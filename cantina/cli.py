@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--host-key", metavar="FILE", type=Path, help="the host key (default: made once, kept)"
     )
     serve.add_argument("--max-sessions", type=int, default=64, help="sessions at once (default 64)")
-    for sub in (parser, play, campaigns, resume, replay):
+    for sub in (parser, play, campaigns, resume, replay, serve):
         sub.add_argument(
             "--save-dir",
             metavar="DIR",

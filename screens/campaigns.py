@@ -78,6 +78,11 @@ class CampaignsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.reload()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "export":
+            return self.app.files_on_host
+        return True
+
     def on_screen_resume(self) -> None:
         if self.is_mounted:
             self.reload()
@@ -91,7 +96,8 @@ class CampaignsScreen(Screen[None]):
         listing.clear_options()
         listing.add_options(_option(entry) for entry in self.entries)
         count = len(self.entries)
-        title = f"Campaigns in {self.store.folder}"
+        # over SSH the host's folders are none of the player's business
+        title = f"Campaigns in {self.store.folder}" if self.app.files_on_host else "Your campaigns"
         title += (
             "\nEnter or r resumes the highlighted one."
             if count

@@ -137,6 +137,15 @@ class MenuScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#play-vigo", Button).focus()
+        if not self.app.campaigns_allowed:
+            for button in ("#new-campaign", "#resume"):
+                self.query_one(button, Button).disabled = True
+                self.query_one(button, Button).tooltip = "Campaigns need a key to come back with"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("new_campaign", "resume"):
+            return self.app.campaigns_allowed
+        return True
 
     def on_screen_resume(self) -> None:
         """Back at the menu: any campaign that was being played is put away (it saved

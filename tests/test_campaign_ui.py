@@ -324,3 +324,15 @@ def test_snapshot_standings(snap_compare, tmp_path):
                 table.next_game()
     app = app_for(tmp_path, resume=path)
     assert snap_compare(app, terminal_size=SIZE)
+
+
+async def test_without_campaigns_the_menu_offers_none(tmp_path):
+    """An SSH guest keeps no campaigns: the menu's campaign keys and buttons do nothing."""
+    app = app_for(tmp_path)
+    app.campaigns_allowed = False
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("c", "u")
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen)
+        assert app.screen.query_one("#new-campaign").disabled
+        assert app.screen.query_one("#resume").disabled

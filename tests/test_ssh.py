@@ -61,8 +61,11 @@ def own_config(tmp_path, monkeypatch):
     monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
 
 
-async def start_host(keys: Keys, *, away_grace: float = 60.0, **limits: object) -> Host:
+async def start_host(
+    keys: Keys, *, away_grace: float = 60.0, save_dir: Path | None = None, **limits: object
+) -> Host:
     options = HostOptions(
+        save_dir=save_dir,
         port=0,
         host_key=keys.host_key,
         authorized_keys=keys.authorized,
@@ -574,6 +577,9 @@ async def test_keyless_guests_only_with_their_own_flag(host, keys):
         await guest.expect("shared tables")
         (session,) = host.sessions
         assert session.gate.identity.startswith("guest:")
+        assert session.app is not None and not session.app.campaigns_allowed, (
+            "a guest has no key to come back with, so no campaigns to keep"
+        )
     finally:
         guest.kill()
 
@@ -881,3 +887,48 @@ def test_serve_refuses_to_start_with_nobody_admitted(tmp_path):
     )
     assert done.returncode == 2
     assert "--authorized-keys" in done.stderr
+
+
+async def test_each_player_keeps_campaigns_of_their_own(keys, tmp_path):
+    """Hosted campaigns: a player with a key starts one from the menu over SSH; it is
+    autosaved in a folder of that key's own, listed again when they come back, and never
+    shown to another player; nobody over SSH may export a save onto the host's disk."""
+    saves = tmp_path / "saves"
+    host = await start_host(keys, save_dir=saves)
+    try:
+        conn, chan, screen = await connect(host.port, client_key(keys))
+        await screen.expect("shared tables")
+        for key, words in (("m", "Resume a campaign"), ("c", "which game"), ("d", "Ante")):
+            mark = len(screen.output)
+            chan.write(key.encode())
+            await screen.expect(words, since=mark)
+        mark = len(screen.output)
+        chan.write(b"\x13")  # ctrl+s: start the campaign
+        await screen.expect("game 1 of 5", since=mark)
+        (mine,) = list((saves / "players").glob("*/campaign.json"))
+        assert not list(saves.glob("*.json")), "nothing in the host's own list"
+        conn.close()
+        await asyncio.sleep(0.3)
+
+        conn, chan, screen = await connect(host.port, asyncssh.read_private_key(keys.partner))
+        await screen.expect("shared tables")
+        for key, words in (("m", "Resume a campaign"), ("u", "none yet")):
+            mark = len(screen.output)
+            chan.write(key.encode())
+            await screen.expect(words, since=mark)
+        assert "Campaign" not in plain(bytes(screen.output[mark:])).replace("Campaigns in", "")
+        conn.close()
+
+        conn, chan, screen = await connect(host.port, client_key(keys))
+        await screen.expect("shared tables")
+        for key, words in (("m", "Resume a campaign"), ("u", "Val-Des, game 1 of 5")):
+            mark = len(screen.output)
+            chan.write(key.encode())
+            await screen.expect(words, since=mark)
+        await screen.expect("Rename", since=mark)
+        shown = plain(bytes(screen.output[mark:]))
+        assert "Export" not in shown and str(saves) not in shown, "nothing of the host's disk"
+        assert mine.exists()
+        conn.close()
+    finally:
+        await asyncio.wait_for(host.close(), 10)

@@ -52,6 +52,9 @@ class CantinaApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
+    files_on_host = True
+    """Whether a campaign may be exported to a path the player types (not over SSH)."""
+
     def __init__(
         self,
         *,
@@ -67,6 +70,8 @@ class CantinaApp(App[None]):
         """Where campaigns are saved (None: CANTINA_SAVE_DIR, else the user data folder)."""
         self.resume = resume
         """A campaign save to open at start, instead of the menu."""
+        self.campaigns_allowed = True
+        """Whether this player may keep campaigns here (an SSH guest may not)."""
         self.campaign_session: Session | None = None
         """The campaign being played, locked and autosaving, until back at the menu."""
         self.preferences, self.preferences_problem = prefs.load()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -37,10 +38,21 @@ class HostedApp(CantinaApp):
 
     CSS_PATH = stylesheets("cantina.tcss", "lobby.tcss")
 
+    files_on_host = False
+    """A remote player exports nothing: a path they typed would be on the host's disk."""
+
     def __init__(
-        self, terminal: Terminal, *, colours: str, lobby: Lobby | None, player: Player | None
+        self,
+        terminal: Terminal,
+        *,
+        colours: str,
+        lobby: Lobby | None,
+        player: Player | None,
+        save_dir: Path | None = None,
     ) -> None:
-        super().__init__(save_preferences=False)
+        super().__init__(save_preferences=False, save_dir=save_dir)
+        self.campaigns_allowed = save_dir is not None
+        """Only a player with a key has campaigns of their own (in `save_dir`)."""
         self.terminal = terminal
         self.lobby = lobby
         self.player = player

@@ -21,5 +21,6 @@ def serve_command(args: argparse.Namespace) -> int:
             open=args.open,
             guests=args.guests,
             limits=limits,
+            save_dir=getattr(args, "save_dir", None),
         )
     )

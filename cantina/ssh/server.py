@@ -9,6 +9,7 @@ X11) is refused with one line saying so, and the connection or channel closes.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import secrets
 import traceback
@@ -57,6 +58,9 @@ class HostOptions:
     """Seconds an AI seat at a shared table waits before it acts."""
     abandoned_after: float = 900.0
     """Seconds after its last player left that a started table closes."""
+    save_dir: Path | None = None
+    """The host's campaign folder; each player's own campaigns go in a folder of theirs
+    inside it (`players/`), named for their key, so nobody sees another's."""
 
 
 class Host:
@@ -78,6 +82,16 @@ class Host:
             self.lobby.at_table = self.at_table
         self.server: asyncssh.SSHAcceptor | None = None
         self._sweeper: asyncio.Task[None] | None = None
+
+    def player_saves(self, identity: str) -> Path | None:
+        """Where this player's campaigns are kept: a folder named for their key's
+        fingerprint. A guest has no key to come back with, so no campaigns."""
+        if identity.startswith("guest:") or not identity:
+            return None
+        from cantina.campaign.store import save_dir
+
+        name = hashlib.sha256(identity.encode()).hexdigest()[:24]
+        return save_dir(self.options.save_dir) / "players" / name
 
     def tell_watchers(self, table: Any, notice: str) -> None:
         """Show a table's notice (a player left, came back, an AI stands in) to every
@@ -356,7 +370,13 @@ class Session(asyncssh.SSHServerSession):
                 player = lobby.player(self.gate.identity, self.gate.username)
                 lobby.arrived(player)
             try:
-                app = self.app = HostedApp(self, colours=colours, lobby=lobby, player=player)
+                app = self.app = HostedApp(
+                    self,
+                    colours=colours,
+                    lobby=lobby,
+                    player=player,
+                    save_dir=self.host.player_saves(self.gate.identity),
+                )
                 await app.run_async(size=self.size)
             finally:
                 if lobby is not None and player is not None:
