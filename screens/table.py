@@ -219,6 +219,7 @@ class TableScreen(Screen[None]):
         self.awaiting_human = False
         self.hurrying = False
         self._over = False
+        self._campaign_text = ""
         self._ai_timer = None
         self._bindings_state: tuple[object, ...] = ()
         self._stop_listening = self.table.listen(
@@ -294,7 +295,10 @@ class TableScreen(Screen[None]):
         status = " · ".join(part for part in (self.label, self.status()) if part)
         self.query_one("#status-bar", Line).text = Content(status)
         if self.table.campaign:
-            self.query_one("#campaign-panel", Static).update(Content(self.table.status()))
+            text = self.table.status()
+            if text != self._campaign_text:  # a new layout only when it changes
+                self._campaign_text = text
+                self.query_one("#campaign-panel", Static).update(Content(text))
         self.sync_board()
 
     def narrate_events(self, events: Sequence[Event]) -> None:

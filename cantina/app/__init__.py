@@ -134,7 +134,7 @@ class CantinaApp(App[None]):
 
     def play_campaign(self, path: Path) -> bool:
         """Open a saved campaign (locked, autosaving) and sit down at its table; False,
-        with the reason shown, when it is in use, damaged or over."""
+        with the reason shown, when it is in use elsewhere or damaged."""
         from cantina.campaign.check import Damaged
         from cantina.campaign.store import InUse
 
@@ -144,9 +144,10 @@ class CantinaApp(App[None]):
         except (InUse, Damaged, OSError) as err:
             self.notify(str(err), title="Cannot open the campaign", severity="error")
             return False
-        return self.sit_down(session)
+        self.sit_down(session)
+        return True
 
-    def sit_down(self, session: Session) -> bool:
+    def sit_down(self, session: Session) -> None:
         """Show an open campaign: its table, or its standings when it is over."""
         from screens.standings import StandingsScreen
         from screens.tables import table_screen
@@ -161,15 +162,14 @@ class CantinaApp(App[None]):
         campaign = session.campaign
         if campaign.over:
             self.push_screen(StandingsScreen(campaign))
-            return True
+            return
         try:
             table = campaign.table()
         except ValueError as err:  # it ended as the next round was set up
             self.notify(str(err), title=campaign.name)
             self.push_screen(StandingsScreen(campaign))
-            return True
+            return
         self.push_screen(table_screen(table))
-        return True
 
     def close_campaign(self) -> None:
         """Release the campaign being played (every decision is already saved)."""
