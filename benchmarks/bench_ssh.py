@@ -16,7 +16,11 @@ Targets on the 2-core machine: 64 sessions held; keystroke p95 <= 50 ms at 64; 3
 simultaneous connects all painted within 1.5 s (p95); <= 10 MiB per session. The clients
 share the machine with the host, so the figures include their cost too.
 
-    .venv/bin/python benchmarks/bench_ssh.py [--sessions 1,8,32,64] [--seconds 20]
+    .venv/bin/python benchmarks/bench_ssh.py [--sessions 1,8,32,64] [--seconds 20] [--at-table]
+
+With --at-table, every session first goes from the lobby to a Val-Des table of its own
+(one person, three AI seats) and, once asked for a call, its key a second shows the odds
+of the call on offer, then hides them.
 """
 
 from __future__ import annotations
@@ -155,10 +159,25 @@ async def session(port: int, key: asyncssh.SSHKey, n: int) -> tuple[float, Scree
     return time.perf_counter() - started, screen, (conn, chan)
 
 
-async def typist(screen: Screen, chan, seconds: float) -> None:
-    """Into the lobby's join-code field, a key a second: a letter, then Backspace."""
+async def to_a_table(screen: Screen, chan) -> None:
+    """From the lobby to a Val-Des table of one person and three AI seats (play alone),
+    until the person is asked for their call."""
+    steps = ((b"m", b"Resume a campaign"), (b"d", b"Ante"), (b"\x13", b"call Val or Des"))
+    for key, words in steps:
+        mark = len(screen.data)
+        chan.write(key)
+        deadline = time.perf_counter() + 60
+        while words not in screen.data[mark:]:
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"{words!r} never arrived")
+            screen.arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(screen.arrived.wait(), 1)
+
+
+async def typist(screen: Screen, chan, seconds: float, keys: list[bytes]) -> None:
+    """A key a second, in turn from `keys`; each timed to the first output after it."""
     await asyncio.sleep(random.random())
-    keys = [b"a", b"\x7f"]
     end = time.perf_counter() + seconds
     n = 0
     while time.perf_counter() < end:
@@ -170,7 +189,9 @@ async def typist(screen: Screen, chan, seconds: float) -> None:
         n += 1
 
 
-async def level(n: int, seconds: float, key_path: Path, tune: bool) -> dict[str, float]:
+async def level(
+    n: int, seconds: float, key_path: Path, tune: bool, at_table: bool
+) -> dict[str, float]:
     port = free_port()
     host = subprocess.Popen(
         [sys.executable, "-c", HOST, str(n), str(port), str(key_path), "1" if tune else "0"],
@@ -186,11 +207,16 @@ async def level(n: int, seconds: float, key_path: Path, tune: bool) -> dict[str,
         client_key = asyncssh.generate_private_key("ssh-ed25519")
         results = await asyncio.gather(*(session(port, client_key, i) for i in range(n)))
         firsts = [r[0] for r in results]
-        for _, _, (_, chan) in results:
-            chan.write(b"j")  # to the join-code field (a focus change: not what is timed)
+        if at_table:  # `o` shows the odds of the call on offer, then hides them
+            await asyncio.gather(*(to_a_table(s, link[1]) for _, s, link in results))
+            keys = [b"o", b"o"]
+        else:  # into the lobby's join-code field: a letter, then Backspace
+            for _, _, (_, chan) in results:
+                chan.write(b"j")  # to the field (a focus change: not what is timed)
+            keys = [b"a", b"\x7f"]
         await asyncio.sleep(3)
         host_cpu, own_cpu, wall = cpu_seconds(host.pid), time.process_time(), time.perf_counter()
-        await asyncio.gather(*(typist(s, link[1], seconds) for _, s, link in results))
+        await asyncio.gather(*(typist(s, link[1], seconds, keys) for _, s, link in results))
         wall = time.perf_counter() - wall
         host_cpu = (cpu_seconds(host.pid) - host_cpu) / wall
         own_cpu = (time.process_time() - own_cpu) / wall
@@ -220,6 +246,12 @@ def main() -> None:
     parser.add_argument("--sessions", default="1,8,32,64")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--no-gc-tuning", action="store_true")
+    parser.add_argument(
+        "--at-table",
+        action="store_true",
+        help="each session plays alone at a Val-Des table (1 person, 3 AI) and its key "
+        "shows and hides the odds of the call on offer, instead of typing in the lobby",
+    )
     args = parser.parse_args()
     os.environ.setdefault("CANTINA_CONFIG_DIR", tempfile.mkdtemp())
     with tempfile.TemporaryDirectory() as folder:
@@ -230,7 +262,7 @@ def main() -> None:
             f"{'host CPU':>9} {'clients':>8}"
         )
         for n in (int(x) for x in args.sessions.split(",")):
-            r = asyncio.run(level(n, args.seconds, key, not args.no_gc_tuning))
+            r = asyncio.run(level(n, args.seconds, key, not args.no_gc_tuning, args.at_table))
             print(
                 f"{r['sessions']:>8} {r['first_median']:>9.2f}s {r['first_p95']:>9.2f}s "
                 f"{r['first_max']:>9.2f}s {r['keys']:>6} {r['echo_median_ms']:>7.1f}ms "
