@@ -70,6 +70,7 @@ class LobbyScreen(HostedScreen):
         Binding("v", "new('vigo')", "New Vigo's Favor", id="lobby.vigo"),
         Binding("d", "new('valdes')", "New Val-Des", id="lobby.valdes"),
         Binding("i", "new('victim')", "New Victim!", id="lobby.victim"),
+        Binding("c", "campaign", "Campaign", id="lobby.campaign"),
         Binding("w", "watch", "Watch", id="lobby.watch"),
         Binding("j", "code", "Join by code", id="lobby.code"),
         Binding("m", "menu", "Play alone", id="lobby.menu"),
@@ -179,10 +180,76 @@ class LobbyScreen(HostedScreen):
     def action_new(self, game: str) -> None:
         self.app.push_screen(HostSetupScreen(game))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "campaign":
+            return self.app.campaigns_allowed  # a guest keeps none
+        return True
+
+    def action_campaign(self) -> None:
+        self.app.push_screen(CampaignTableScreen())
+
     def action_menu(self) -> None:
         from screens.menu import MenuScreen
 
         self.app.push_screen(MenuScreen())
+
+
+class CampaignTableScreen(HostedScreen):
+    """One of this player's own campaigns, set at a shared table: its roster's human seats
+    are for whoever joins, and every move is saved to it as at home."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="campaign-table.back")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="lobby"):
+            yield Static(Content("Set one of your campaigns at a shared table"), id="lobby-title")
+            yield OptionList(id="campaign-choices")
+            yield Static(
+                Content("Enter sets the table; its seats for people are for those who join."),
+                id="lobby-help",
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.entries = [
+            e
+            for e in self.app.campaigns().entries()
+            if e.campaign is not None
+            and not e.campaign.over
+            and any(seat.human for seat in e.campaign.seats)
+        ]
+        choices = self.query_one(OptionList)
+        if not self.entries:
+            choices.add_option(
+                Option(Content("No campaign of yours with a seat for a person."), disabled=True)
+            )
+        for entry in self.entries:
+            c = entry.campaign
+            assert c is not None
+            choices.add_option(
+                Option(Content.assemble((c.name, "bold"), f"  {GAMES[c.game].title}, {c.where()}"))
+            )
+        if self.entries:
+            choices.highlighted = 0
+        choices.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        from cantina.campaign.check import Damaged
+        from cantina.campaign.store import InUse
+
+        entry = self.entries[event.option_index]
+        try:
+            session = self.app.campaigns().open(entry.path)
+        except (InUse, Damaged, OSError) as err:
+            self.notify(str(err), title="Cannot open the campaign", severity="warning")
+            return
+        try:
+            table = self.lobby.create(session.campaign.setup(), self.player, campaign=session)
+        except ValueError as err:
+            session.close()
+            self.notify(str(err), title="Cannot set this table", severity="warning")
+            return
+        self.app.switch_screen(WaitingScreen(table))
 
 
 class HostSetupScreen(SetupScreen):

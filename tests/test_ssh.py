@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import os
 import re
 import stat
@@ -932,3 +933,86 @@ async def test_each_player_keeps_campaigns_of_their_own(keys, tmp_path):
         conn.close()
     finally:
         await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_campaign_at_a_shared_table_saves_every_move(keys, tmp_path):
+    """Hosted campaigns at a shared table: a player sets one of their saved campaigns at
+    a table, another joins by its code, and each move by either is saved to it, with the
+    save locked against any other cantina while the table is open."""
+    from cantina.campaign.series import Campaign
+    from cantina.campaign.store import InUse, Store, load
+    from cantina.games.valdes import ValDesSettings
+    from cantina.seating import seats_from_text
+    from cantina.ssh.keys import fingerprint
+
+    host = await start_host(keys, save_dir=tmp_path / "saves")
+    try:
+        mine = client_key(keys)
+        folder = host.player_saves(fingerprint(mine))
+        campaign = Campaign.new(
+            "Shared Night",
+            "valdes",
+            seats_from_text("you,you,Expert"),
+            ValDesSettings(seats=3),
+            rounds=2,
+            seed=5,
+        )
+        path = Store(folder).create(campaign)
+
+        conn_a, chan_a, screen_a = await connect(host.port, mine, user="ann")
+        await screen_a.expect("shared tables")
+        mark = len(screen_a.output)
+        chan_a.write(b"c")
+        await screen_a.expect("Shared Night", since=mark)
+        await asyncio.sleep(0.3)  # the list has the focus
+        chan_a.write(b"\r")
+        await screen_a.expect("Press s to start", since=mark)
+        (code,) = host.lobby.tables
+        conn_b, chan_b, screen_b = await connect(
+            host.port, asyncssh.read_private_key(keys.partner), user="bob"
+        )
+        await screen_b.expect("shared tables")
+        chan_b.write(b"j")
+        await asyncio.sleep(0.5)
+        chan_b.write(code.encode() + b"\r")
+        await screen_b.expect("Waiting for the table's creator")
+        chan_a.write(b"s")
+        table = host.lobby.tables[code]
+        for _ in range(100):
+            if table.live is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert table.live is not None and table.live.keeper is table.campaign.campaign
+        with pytest.raises(InUse):
+            Store(folder).open(path)
+
+        ann = fingerprint(mine)
+        channels = {
+            seat: chan_a if player.identity == ann else chan_b
+            for seat, player in table.seated.items()
+        }
+        assert sorted(channels) == [0, 1], "both people are seated"
+        people = 0
+        for _ in range(200):
+            decision = table.live.game.pending
+            if decision is not None and decision.seat in channels:
+                before = len(table.live.moves)
+                await asyncio.sleep(0.3)  # the offer drawn on that player's screen
+                channels[decision.seat].write(b"1")
+                for _ in range(50):
+                    if len(table.live.moves) > before:
+                        break
+                    await asyncio.sleep(0.1)
+                assert len(table.live.moves) > before, "the player's call was taken"
+                people += 1
+                saved = load(path).data.table
+                assert saved is not None and json.loads(bytes(saved.moves)), "and saved"
+                if people >= 2:
+                    break
+            await asyncio.sleep(0.1)
+        assert people >= 2
+        conn_a.close()
+        conn_b.close()
+    finally:
+        await asyncio.wait_for(host.close(), 10)
+    Store(folder).open(path).close()  # the host let the campaign go when it closed

@@ -13,12 +13,16 @@ import contextlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from cantina.ai.temperament import temperament
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
+
+if TYPE_CHECKING:
+    from cantina.campaign.store import Session
 
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Join codes: no 0/O, 1/I/L to misread."""
@@ -53,6 +57,9 @@ class SharedTable:
     notices: list[str] = field(default_factory=list)
     """Things every watcher is told (who left, who came back, who plays for whom)."""
     dealer: asyncio.Task[None] | None = None
+    campaign: Session | None = None
+    """The saved campaign this table plays (locked while the table is open), if any: its
+    roster sets the seats, and every decision is saved as at a local campaign."""
 
     @property
     def human_seats(self) -> list[int]:
@@ -171,13 +178,21 @@ class Lobby:
         found = [t for t in self.tables.values() if t.seat_of(identity) is not None]
         return found[-1] if found else None
 
-    def create(self, setup: TableSetup, creator: Player, stand_in: str = "Cautious") -> SharedTable:
+    def create(
+        self,
+        setup: TableSetup,
+        creator: Player,
+        stand_in: str = "Cautious",
+        campaign: Session | None = None,
+    ) -> SharedTable:
         """A new table with its creator in its first human seat (ValueError when the host
-        has as many tables as it keeps, or the setup has no seat for a person)."""
+        has as many tables as it keeps, or the setup has no seat for a person). With
+        `campaign`, the table plays that open campaign's next round (or the one under way)
+        and closes it when the table closes."""
         if len(self.tables) >= MAX_TABLES:
             raise ValueError("the host has as many tables as it keeps; join one instead")
         temperament(stand_in)  # ValueError for an unknown temperament
-        table = SharedTable(self._new_code(), setup, creator, stand_in)
+        table = SharedTable(self._new_code(), setup, creator, stand_in, campaign=campaign)
         if not table.human_seats:
             raise ValueError("mark at least one seat Human: this table is for people")
         for other in list(self.tables.values()):  # one unstarted table per creator
@@ -235,6 +250,31 @@ class Lobby:
         if table.started:
             assert table.live is not None
             return table.live
+        if table.campaign is not None:
+            self._start_campaign(table)
+        else:
+            self._start_table(table)
+        assert table.live is not None
+        table.live.listen(lambda events: self._wake(table))
+        table.dealer = asyncio.get_running_loop().create_task(
+            self._deal(table), name=f"dealer {table.code}"
+        )
+        return table.live
+
+    def _start_campaign(self, table: SharedTable) -> None:
+        """A campaign keeps its roster's names; a human seat nobody took is played by the
+        stand-in, as for a player who is away (ValueError when the campaign is over)."""
+        assert table.campaign is not None
+        session = table.campaign
+        table.live = session.campaign.table()
+        table.setup = table.live.setup
+        session.on_error = lambda err: self._notice(
+            table, f"The campaign could not be saved ({err}); the next move tries again."
+        )
+        for seat in table.free_seats:
+            self._stand_in(table, seat)
+
+    def _start_table(self, table: SharedTable) -> None:
         seats: list[Seat] = []
         names: list[str] = []
         for i, spec in enumerate(table.setup.seats):
@@ -252,17 +292,15 @@ class Lobby:
             seats.append(seat)
         table.setup = msgspec.structs.replace(table.setup, seats=tuple(seats))
         table.live = LiveTable(table.setup)
-        table.live.listen(lambda events: self._wake(table))
-        table.dealer = asyncio.get_running_loop().create_task(
-            self._deal(table), name=f"dealer {table.code}"
-        )
-        return table.live
 
     def close(self, table: SharedTable) -> None:
         self.tables.pop(table.code, None)
         self._wakers.pop(table.code, None)
         if table.dealer is not None:
             table.dealer.cancel()
+        if table.campaign is not None:  # saved after every move; let other cantinas at it
+            table.campaign.close()
+            table.campaign = None
 
     def close_all(self) -> None:
         for table in list(self.tables.values()):
