@@ -67,9 +67,10 @@ class LobbyScreen(HostedScreen):
     """The open tables; make one, join one by its code, or watch one."""
 
     BINDINGS = [
-        Binding("v", "new('vigo')", "New Vigo's Favor", id="lobby.vigo"),
-        Binding("d", "new('valdes')", "New Val-Des", id="lobby.valdes"),
-        Binding("i", "new('victim')", "New Victim!", id="lobby.victim"),
+        # the help line names v, d and i, so the footer has room for the rest at 80 columns
+        Binding("v", "new('vigo')", "New Vigo's Favor", id="lobby.vigo", show=False),
+        Binding("d", "new('valdes')", "New Val-Des", id="lobby.valdes", show=False),
+        Binding("i", "new('victim')", "New Victim!", id="lobby.victim", show=False),
         Binding("c", "campaign", "Campaign", id="lobby.campaign"),
         Binding("w", "watch", "Watch", id="lobby.watch"),
         Binding("j", "code", "Join by code", id="lobby.code"),
@@ -94,7 +95,10 @@ class LobbyScreen(HostedScreen):
                 code.cursor_blink = False  # a blinking cursor is a frame a second, per player
                 yield code
             yield Static(
-                Content("Enter joins the table picked above; v d i set a new table."),
+                Content(
+                    "Enter joins the table picked above. New table: v Vigo's Favor,"
+                    " d Val-Des, i Victim!; c sets one of your campaigns."
+                ),
                 id="lobby-help",
             )
         yield Footer()
