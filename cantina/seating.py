@@ -19,11 +19,11 @@ from cantina.games.table import Game, checked
 MAX_NAME = 16
 
 
-def clean_name(text: str, fallback: str = "Player") -> str:
+def clean_name(text: str, fallback: str = "Player", limit: int = MAX_NAME) -> str:
     """A display name safe to show anywhere: no control or format characters (ESC included),
-    single spaces, at most MAX_NAME characters."""
+    single spaces, at most `limit` characters."""
     kept = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch == " ")
-    name = " ".join(kept.split())[:MAX_NAME].strip()
+    name = " ".join(kept.split())[:limit].strip()
     return name or fallback
 
 

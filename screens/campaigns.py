@@ -84,6 +84,7 @@ class CampaignsScreen(Screen[None]):
         return True
 
     def on_screen_resume(self) -> None:
+        self.app.back_at(self)  # back from a campaign's table: its lock goes
         if self.is_mounted:
             self.reload()
 
@@ -170,7 +171,7 @@ class CampaignsScreen(Screen[None]):
 
     def action_export(self) -> None:
         entry = self.selected()
-        if entry is None:
+        if entry is None or not self.app.files_on_host:
             return
 
         def export(where: str | None) -> None:

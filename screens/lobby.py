@@ -115,7 +115,9 @@ class LobbyScreen(HostedScreen):
         self.call_after_refresh(self.return_to_seat)
 
     def on_screen_resume(self) -> None:
-        """Back from a table: the list has the focus, so Enter returns to the table."""
+        """Back from a table: the list has the focus, so Enter returns to the table; a
+        campaign played alone is put away."""
+        self.app.back_at(self)
         self.query_one("#tables", OptionList).focus()
 
     def return_to_seat(self) -> None:

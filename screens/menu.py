@@ -150,8 +150,7 @@ class MenuScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         """Back at the menu: any campaign that was being played is put away (it saved
         itself after every decision), so another cantina may open it."""
-        if self.app.screen is self:  # not a resume at start-up that already sat down
-            self.app.close_campaign()
+        self.app.back_at(self)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         button = event.button.id or ""

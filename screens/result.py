@@ -16,6 +16,7 @@ from cantina.games import valdes, victim, vigo
 from cantina.games.table import Game
 from cantina.live import LiveTable
 from cantina.narration import Narrator
+from screens.table import campaign_of
 
 if TYPE_CHECKING:
     from cantina.campaign.series import Campaign
@@ -63,9 +64,9 @@ class ResultScreen(ModalScreen[None]):
         yield Footer()
 
     def campaign(self) -> Campaign | None:
-        """The campaign this table's round belongs to, if any."""
-        session = self.app.campaign_session
-        return session.campaign if session is not None and self.table.campaign else None
+        """The campaign this table's round belongs to, if any (played here, or at a
+        shared table the host keeps)."""
+        return campaign_of(self.table)
 
     def headline(self) -> str:
         names = self.setup.names
@@ -103,7 +104,7 @@ class ResultScreen(ModalScreen[None]):
         try:
             self.table.next_game()
         except ValueError as err:
-            if campaign is not None:
+            if campaign is not None and campaign.over:
                 self.final_standings(campaign)  # its last round, or it cannot go on (VF-11)
                 return
             if self.table.game is self.game:

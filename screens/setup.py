@@ -188,15 +188,13 @@ class SetupScreen(Screen[None]):
 
     def new_campaign(self) -> Campaign:
         """The campaign this screen describes (ValueError when the parts do not fit)."""
-        from cantina.campaign.series import Campaign
+        from cantina.campaign.series import Campaign, rounds_for
 
         setup = self.table()
         length = self.query_one("#campaign-length", Select).value
-        rounds = length
-        if self.game == "vigo" and not setup.settings.house_vigo:
-            rounds = length * len(setup.seats)  # VF-11: every seat is Vigo once a lap
+        rounds = rounds_for(self.game, setup.settings, len(setup.seats), length)
         stake = self.query_one("#match-stake", Select).value if self.game == "victim" else 0
-        name = clean_name(self.query_one("#campaign-name", Input).value, "Campaign")
+        name = self.query_one("#campaign-name", Input).value
         return Campaign.new(
             name,
             self.game,

@@ -10,7 +10,7 @@ no screen decides a rule.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,6 +33,9 @@ from cantina.games.table import Action, Decision, Game, Kind, Move
 from cantina.live import LiveTable
 from cantina.narration import Narrator
 from cantina.seating import TableSetup
+
+if TYPE_CHECKING:
+    from cantina.campaign.series import Campaign
 
 MAX_OPTIONS = 9
 SECRET_KINDS = {Kind.PLAN}
@@ -446,7 +449,7 @@ class TableScreen(Screen[None]):
         if action == "toggle_odds":
             return self.awaiting_human
         if action == "standings":
-            return self.table.campaign and self.app.campaign_session is not None
+            return campaign_of(self.table) is not None
         return True
 
     def action_pick(self, index: int) -> None:
@@ -481,12 +484,19 @@ class TableScreen(Screen[None]):
     def action_standings(self) -> None:
         from screens.standings import StandingsScreen
 
-        session = self.app.campaign_session
-        if session is not None:
-            self.app.push_screen(StandingsScreen(session.campaign, closing=False))
+        campaign = campaign_of(self.table)
+        if campaign is not None:
+            self.app.push_screen(StandingsScreen(campaign, closing=False))
 
     def action_leave(self) -> None:
         self.app.pop_screen()
+
+
+def campaign_of(table: LiveTable) -> Campaign | None:
+    """The campaign a table plays a round of: its keeper, when that is a campaign."""
+    from cantina.campaign.series import Campaign
+
+    return table.keeper if isinstance(table.keeper, Campaign) else None
 
 
 def _handoff(name: str, what: str) -> Screen[bool]:

@@ -243,3 +243,38 @@ def test_a_new_campaign_keeps_the_limits_a_save_is_loaded_with() -> None:
             rounds=5000,
             seed=1,
         )
+
+
+def test_vf11_a_lap_is_every_seat_once_and_vf13_house_vigo_counts_rounds() -> None:
+    from cantina.campaign.series import rounds_for
+
+    assert rounds_for("vigo", VigoSettings(seats=3), 3, 2) == 6
+    assert rounds_for("vigo", VigoSettings(seats=3, house_vigo=True), 3, 2) == 2
+    house = Campaign.new(
+        "House",
+        "vigo",
+        seats_from_text("you,Expert,Bold"),
+        VigoSettings(seats=3, house_vigo=True),
+        rounds=2,
+        seed=1,
+    )
+    assert house.where() == "round 1 of 2", "no laps when the title never passes"
+
+
+def test_campaign_names_are_cleaned_when_made_and_renamed(tmp_path: Path) -> None:
+    """Other players see a campaign's name (at a shared table): no control or format
+    characters, whether it was typed at the start or in a rename."""
+    store = Store(tmp_path)
+    campaign = Campaign.new(
+        "Bad\x1b[2J\u202ename",
+        "vigo",
+        seats_from_text("you,Expert"),
+        VigoSettings(seats=2),
+        rounds=2,
+        seed=1,
+    )
+    assert campaign.name == "Bad[2Jname"
+    path = store.create(campaign)
+    store.rename(path, "x\x9b31m" + "y" * 60)
+    renamed = load(path).name
+    assert renamed.startswith("x31my") and len(renamed) == 40

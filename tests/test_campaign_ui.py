@@ -336,3 +336,22 @@ async def test_without_campaigns_the_menu_offers_none(tmp_path):
         assert isinstance(app.screen, MenuScreen)
         assert app.screen.query_one("#new-campaign").disabled
         assert app.screen.query_one("#resume").disabled
+
+
+async def test_back_at_the_saves_list_the_campaign_is_let_go(tmp_path):
+    """Resume from the list, then Esc back to it: the campaign's lock is given back, so it
+    can be renamed there at once."""
+    folder = tmp_path / "saves"
+    path = saved(folder, "Lunch", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("u")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.campaign_session is not None
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, CampaignsScreen)
+        assert app.campaign_session is None
+        Store(folder).open(path).close()

@@ -103,3 +103,57 @@ async def test_the_dealer_plays_the_ai_seats_and_waits_for_people():
     await asyncio.sleep(0.1)
     assert len(live.moves) == moves
     lobby.close_all()
+
+
+def open_campaign(tmp_path, rounds: int = 1):
+    """A saved Val-Des campaign of two people and an AI, open (locked) as the host holds
+    it for a shared table."""
+    from cantina.campaign.series import Campaign
+    from cantina.campaign.store import Store
+    from cantina.seating import seats_from_text
+
+    store = Store(tmp_path)
+    campaign = Campaign.new(
+        "Shared",
+        "valdes",
+        seats_from_text("you,you,Expert"),
+        ValDesSettings(seats=3),
+        rounds=rounds,
+        seed=3,
+    )
+    path = store.create(campaign)
+    return store, path, store.open(path)
+
+
+async def test_a_campaign_table_is_its_owners(tmp_path):
+    """Nobody but its owner may start a campaign's table: when the owner leaves before the
+    start, the table closes and the campaign is let go, rather than passing to a guest."""
+    store, path, session = open_campaign(tmp_path)
+    lobby = Lobby(ai_pace=0)
+    table = lobby.create(session.campaign.setup(), ALICE, campaign=session)
+    lobby.join(table, BOB)
+    lobby.leave_unstarted(table, ALICE)
+    assert lobby.find(table.code) is None
+    store.open(path).close()  # the lock was given back
+
+
+async def test_a_finished_campaign_closes_its_table_and_lets_the_save_go(tmp_path):
+    """Free human seats are played by the stand-in; once the campaign's last round is
+    over, the host's next look closes the table and the save is free again."""
+    store, path, session = open_campaign(tmp_path, rounds=1)
+    lobby = Lobby(ai_pace=0, away_grace=0)
+    table = lobby.create(session.campaign.setup(), ALICE, campaign=session)
+    live = lobby.start(table, ALICE)
+    assert table.standing_in == {1}, "the free seat for a person is stood in for"
+    assert live.keeper is session.campaign
+    for _ in range(400):
+        decision = live.game.pending
+        if decision is None:
+            break
+        if decision.seat == 0:
+            live.submit(0, decision.options[0])
+        await asyncio.sleep(0.01)
+    assert live.game.pending is None and session.campaign.over
+    lobby.check_presence()
+    assert lobby.find(table.code) is None
+    store.open(path).close()

@@ -523,7 +523,23 @@ async def test_a_player_who_drops_is_stood_in_for_and_gets_the_seat_back(keys):
         mark = alice.mark()
         bob.kill()  # bob's connection drops
         await alice.expect("has left the table", since=mark)
-        # After the grace, a Cautious AI plays bob's seat, visibly to the others.
+        # After the grace, a Cautious AI plays bob's seat when it is his turn, visibly to
+        # the others; alice answers her own calls meanwhile (the seed is random, so
+        # either may be next).
+        for _ in range(200):
+            if "is away" in plain(bytes(alice.output[mark:])):
+                break
+            live = table.live
+            decision = live.game.pending if live is not None else None
+            if decision is not None and decision.seat == 0:
+                moves = len(live.moves)
+                await asyncio.sleep(0.3)  # her offer is on her screen
+                alice.send("1")
+                for _ in range(50):
+                    if len(live.moves) > moves:
+                        break
+                    await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)
         await alice.expect("is away", since=mark)
         assert table.standing_in == {1}
         stand_in = alice.mark()

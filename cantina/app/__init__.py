@@ -171,6 +171,13 @@ class CantinaApp(App[None]):
             return
         self.push_screen(table_screen(table))
 
+    def back_at(self, screen: Screen) -> None:
+        """A screen outside any table came back into view (the menu, the SSH lobby, the
+        saves list): the campaign that was played, saved after every decision, is put
+        away, so its save can be renamed, deleted or opened by another cantina."""
+        if self.screen is screen:  # not a resume at start-up that already sat down
+            self.close_campaign()
+
     def close_campaign(self) -> None:
         """Release the campaign being played (every decision is already saved)."""
         if self.campaign_session is not None:

@@ -31,13 +31,30 @@ from cantina.games.dice import Dice
 from cantina.games.events import Event
 from cantina.games.table import Game, Move, checked, play_moves
 from cantina.live import LiveTable
-from cantina.seating import Seat, TableSetup
+from cantina.seating import Seat, TableSetup, clean_name
 
+MAX_CAMPAIGN_NAME = 40
+"""As the save format allows (model.Name)."""
 UNIT_WORDS = {"vigo": "round", "valdes": "game", "victim": "match"}
 
 
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def campaign_name(text: str) -> str:
+    """A campaign's name as everyone is shown it: cleaned like a player's (no control or
+    format characters), up to 40 characters."""
+    return clean_name(text, "Campaign", MAX_CAMPAIGN_NAME)
+
+
+def rounds_for(game: str, settings: Any, seats: int, length: int) -> int:
+    """How many rounds a campaign of `length` plays: at Vigo's Favor a lap passes the title
+    round every seat once (VF-11), so a lap is as many rounds as seats, unless a House Vigo
+    keeps it (VF-13); at the other games, one game or match each."""
+    if game == "vigo" and not settings.house_vigo:
+        return length * seats
+    return length
 
 
 def round_seed(seed: int, number: int) -> int:
@@ -99,6 +116,7 @@ class Campaign:
     ) -> Campaign:
         """A campaign before its first round (ValueError when the parts do not fit)."""
         settings = checked(settings)
+        name = campaign_name(name)
         if getattr(settings, "seats", 3) != len(seats):
             raise ValueError(f"the settings are for {settings.seats} seats, not {len(seats)}")
         bank = getattr(settings, "starting_bank", starting_bank)
@@ -159,7 +177,7 @@ class Campaign:
         number = number or self.played + (0 if self.over else 1)
         unit = UNIT_WORDS[self.game]
         text = f"{unit} {min(number, self.data.rounds)} of {self.data.rounds}"
-        if self.game == "vigo":
+        if self.game == "vigo" and not self.settings.house_vigo:  # laps only as titles pass
             seats = len(self.seats)
             laps = -(-self.data.rounds // seats)
             text += f", lap {(min(number, self.data.rounds) - 1) // seats + 1} of {laps}"

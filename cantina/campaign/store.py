@@ -21,7 +21,7 @@ from pathlib import Path
 import msgspec
 
 from cantina.campaign.check import Damaged, read_campaign
-from cantina.campaign.series import Campaign
+from cantina.campaign.series import Campaign, campaign_name
 
 UNEXPECTED = "could not be read (an unexpected error)"
 
@@ -212,7 +212,7 @@ class Store:
     def rename(self, path: Path, name: str) -> None:
         """A new display name; the file keeps its name, so nothing else is disturbed."""
         with self.open(path) as session:
-            session.campaign.data.name = name
+            session.campaign.data.name = campaign_name(name)
             session.save()
 
     def delete(self, path: Path) -> None:

@@ -17,6 +17,7 @@ from cantina.ssh.driver import ChannelDriver, Terminal
 from cantina.ssh.styles import SharedStylesheet
 
 if TYPE_CHECKING:
+    from cantina.campaign.store import Store
     from cantina.ssh.lobby import Lobby, Player, SharedTable
 
 
@@ -80,6 +81,12 @@ class HostedApp(CantinaApp):
         self._capture_stderr = sys.stderr  # type: ignore[assignment]
         # Parse each stylesheet once for the host, not once per session (see styles.py).
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
+
+    def campaigns(self) -> Store:
+        """This player's own saves; a guest has none (the screens offer none either)."""
+        if not self.campaigns_allowed:
+            raise PermissionError("campaigns need a key to come back with")
+        return super().campaigns()
 
     def get_default_screen(self) -> Screen:
         if self.lobby is None:

@@ -149,6 +149,9 @@ class Lobby:
         """Look at who is at each started table (the host does, every second): a player
         away from it twice in a row (left for the lobby, say) is away, and the stand-in
         will play their seat after the grace; one back at it is back."""
+        for table in list(self.tables.values()):  # a finished campaign lets its save go
+            if table.campaign is not None and table.campaign.campaign.over:
+                self.close(table)
         if self.at_table is None:
             return
         now = asyncio.get_running_loop().time()
@@ -226,8 +229,10 @@ class Lobby:
         if seat is None or table.started:
             return
         del table.seated[seat]
-        if not table.seated:
-            self.close(table)
+        if not table.seated or (
+            table.campaign is not None and player.identity == table.creator.identity
+        ):
+            self.close(table)  # a campaign is its owner's: nobody else may start it
         elif table.creator.identity == player.identity:
             table.creator = table.seated[min(table.seated)]
 
