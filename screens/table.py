@@ -399,12 +399,14 @@ class TableScreen(Screen[None]):
             self.offer(decision)
 
     def later(self, callback) -> Timer | None:
-        """Run `callback` after the AI pace (so a person can follow), or at once when
-        hurrying or when the pace is 0; the timer, if any, so a hurry can fire it early."""
+        """Run `callback` after the AI pace (so a person can follow), or, when hurrying or
+        when the pace is 0, as soon as the screen has been drawn (an AI thinking in its
+        thread slows the drawing of the move before it); the timer, if any, so a hurry can
+        fire it early."""
         delay = 0 if self.hurrying else self.app.ai_pace
         if delay:
             return self.set_timer(delay, callback)
-        self.call_later(callback)
+        self.call_after_refresh(callback)
         return None
 
     def show_result(self) -> None:
