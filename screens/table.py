@@ -270,6 +270,7 @@ class TableScreen(Screen[None]):
         self.hurrying = False
         self._ai_timer = None
         self._bindings_state: tuple[object, ...] = ()
+        self._campaign_text: str | None = None
         self._stop_listening = self.table.listen(
             lambda events: self.post_message(self.Played(events))
         )
@@ -343,7 +344,10 @@ class TableScreen(Screen[None]):
         status = " · ".join(part for part in (self.label, self.status()) if part)
         self.query_one("#status-bar", Line).text = Content(status)
         if self.table.campaign:
-            self.query_one("#campaign-panel", Static).update(Content(self.table.status()))
+            text = self.table.status()
+            if text != self._campaign_text:  # an update lays the screen out: only on change
+                self._campaign_text = text
+                self.query_one("#campaign-panel", Static).update(Content(text))
         self.sync_board()
 
     def narrate_events(self, events: Sequence[Event]) -> None:
