@@ -127,7 +127,6 @@ class DecisionBar(Vertical):
     def compose(self) -> ComposeResult:
         self._prompt = Line(id="prompt")
         self._odds = Line(id="odds")
-        self._options = Horizontal(id="options", disabled=True)
         self._buttons = [
             Button("", name=str(n), classes="option", compact=True) for n in range(MAX_OPTIONS)
         ]
@@ -135,7 +134,7 @@ class DecisionBar(Vertical):
         self._idle = True
         """Nobody here is choosing: the buttons on show are blank and disabled."""
         yield self._prompt
-        with self._options:
+        with Horizontal(id="options"):
             for button in self._buttons:
                 button.display = False
                 yield button
@@ -145,23 +144,23 @@ class DecisionBar(Vertical):
         """Ask with `labels` as the options, or, with none, only say `prompt` (the buttons
         on show go blank and disabled)."""
         self._prompt.text = prompt
-        if labels:
-            for n, button in enumerate(self._buttons):
-                shown = n < len(labels)
-                if shown:
-                    label = f"{n + 1} {labels[n]}"
-                    if str(button.label) != label:
-                        button.label = Content(label)
+        idle = not labels
+        for n, button in enumerate(self._buttons):
+            shown = n < len(labels)
+            if shown:
+                label = f"{n + 1} {labels[n]}"
+                if str(button.label) != label:
+                    button.label = Content(label)
                 if button.display != shown:
                     button.display = shown
-        else:
-            for button in self._buttons:
-                if button.display and button.label:
+            elif not idle and button.display:
+                button.display = False
+            # Only the buttons on show: restyling a hidden one is work for nothing.
+            if button.display and button.disabled != idle:
+                button.disabled = idle  # no click, no focus
+                if idle:
                     button.label = Content("")
-        idle = not labels
-        if idle != self._idle:
-            self._idle = idle
-            self._options.disabled = idle  # and the buttons in it: no click, no focus
+        self._idle = idle
         self.show_odds(odds)
 
     def offered(self) -> list[str]:
