@@ -321,6 +321,12 @@ FACE_DIE_FACES: dict[str, tuple[str, ...]] = {
 }
 """Victim!'s custom dice by kind (VI-5, VI-6)."""
 
+
+def _check_kind(kind: str) -> None:
+    if kind not in FACE_DIE_FACES:
+        raise ValueError(f"unknown die kind {kind!r}: expected one of {list(FACE_DIE_FACES)}")
+
+
 FACE_DIE_MARKERS: dict[str, str] = {"support": "S+", "sabotage": "S-", "neutral": "N"}
 """The kind marker each custom die shows in its top edge."""
 
@@ -341,12 +347,26 @@ class FaceDie(Die):
     face: reactive[str | None] = reactive(None, init=False)
 
     def __init__(self, kind: str, face: str | None = None, **kwargs: Any) -> None:
-        if kind not in FACE_DIE_FACES:
-            raise ValueError(f"unknown die kind {kind!r}: expected one of {list(FACE_DIE_FACES)}")
+        _check_kind(kind)
         super().__init__(**kwargs)
-        self.kind = kind
+        self._kind = kind
         self.add_class(f"-{kind}")
         self.set_reactive(FaceDie.face, face)
+
+    @property
+    def kind(self) -> str:
+        """Which of the three dice this is; it may change, so one widget can show whichever
+        die the Supporter rolls (a repaint, where swapping widgets would need a layout)."""
+        return self._kind
+
+    @kind.setter
+    def kind(self, kind: str) -> None:
+        _check_kind(kind)
+        if kind != self._kind:
+            self.remove_class(f"-{self._kind}")
+            self._kind = kind
+            self.add_class(f"-{kind}")
+            self.refresh()
 
     def tumble_faces(self) -> Sequence[str]:
         return FACE_DIE_FACES[self.kind]

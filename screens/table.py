@@ -25,6 +25,7 @@ from textual.timer import Timer
 from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Static
+from textual.widgets._footer import FooterKey
 from textual.worker import Worker, WorkerState
 
 from cantina.app import stylesheets
@@ -115,7 +116,11 @@ class DecisionBar(Vertical):
     """The prompt and one button per option; the odds line under them when asked for.
 
     The buttons are made once and relabelled, because mounting widgets on every decision
-    re-applies CSS and lays the whole screen out again."""
+    re-applies CSS and lays the whole screen out again. For the same reason, while nobody
+    here is choosing (an AI thinks, another seat decides) the rows of buttons stay where
+    they are, blank and disabled, instead of going: the bar keeps its height, so the frame
+    after a person's move is a repaint, not a new layout of the screen. Only a decision
+    with a different number of rows than the last lays the screen out again."""
 
     class Chosen(Message):
         def __init__(self, index: int) -> None:
@@ -129,6 +134,8 @@ class DecisionBar(Vertical):
             Button("", name=str(n), classes="option", compact=True) for n in range(MAX_OPTIONS)
         ]
         """Kept rather than queried: the bar is shown again on every decision."""
+        self._idle = True
+        """Nobody here is choosing: the buttons on show are blank and disabled."""
         yield self._prompt
         with Horizontal(id="options"):
             for button in self._buttons:
@@ -137,19 +144,32 @@ class DecisionBar(Vertical):
         yield self._odds
 
     def show(self, prompt: Content, labels: Sequence[str] = (), odds: Sequence[str] = ()) -> None:
+        """Ask with `labels` as the options, or, with none, only say `prompt` (the buttons
+        on show go blank and disabled)."""
         self._prompt.text = prompt
+        idle = not labels
         for n, button in enumerate(self._buttons):
             shown = n < len(labels)
             if shown:
                 label = f"{n + 1} {labels[n]}"
                 if str(button.label) != label:
                     button.label = Content(label)
-            if button.display != shown:
-                button.display = shown
+                if button.display != shown:
+                    button.display = shown
+            elif not idle and button.display:
+                button.display = False
+            # Only the buttons on show: restyling a hidden one is work for nothing.
+            if button.display and button.disabled != idle:
+                button.disabled = idle  # no click, no focus
+                if idle:
+                    button.label = Content("")
+        self._idle = idle
         self.show_odds(odds)
 
     def offered(self) -> list[str]:
-        """The labels of the options on show (none while nobody human is choosing)."""
+        """The labels of the options on show (none while nobody here is choosing)."""
+        if self._idle:
+            return []
         return [str(b.label) for b in self._buttons if b.display]
 
     def show_odds(self, odds: Sequence[str]) -> None:
@@ -159,6 +179,37 @@ class DecisionBar(Vertical):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.post_message(self.Chosen(int(event.button.name or 0)))
+
+
+class TableFooter(Footer):
+    """The footer, with the same keys all game long: a key that cannot act now (choosing
+    while an AI thinks, hurrying while a person chooses) is shown dimmed, not hidden (see
+    `TableScreen.check_action`). So when only which keys can act changes, the keys on show
+    are dimmed or lit where they are, in the same frame, instead of Textual's way of
+    removing every key and mounting new ones after the frame, which lays the whole screen
+    out again. Any other change (a game over, a new set of keys) goes Textual's way."""
+
+    def bindings_changed(self, screen: Screen) -> None:
+        ready = self._bindings_ready and self.app.app_focus and screen is self.screen
+        if not (ready and self._relit()):
+            super().bindings_changed(screen)
+
+    def _relit(self) -> bool:
+        """Dim or light the keys on show to match the screen's bindings; False when the
+        keys themselves differ (a key to add or remove) and nothing was changed."""
+        enabled: dict[str, bool] = {}
+        for _, binding, active, _ in self.screen.active_bindings.values():
+            if binding.show:
+                enabled.setdefault(binding.action, active)
+        keys = [key for key in self.children if isinstance(key, FooterKey)]
+        if [key.action for key in keys] != list(enabled):
+            return False
+        for key in keys:
+            disabled = not enabled[key.action]
+            if key.has_class("-disabled") != disabled:
+                key._disabled = disabled  # what a click on the key does: a bell, or the key
+                key.set_class(disabled, "-disabled")
+        return True
 
 
 class TableScreen(Screen[None]):
@@ -222,9 +273,9 @@ class TableScreen(Screen[None]):
         self.awaiting_human = False
         self.hurrying = False
         self._over = False
-        self._campaign_text = ""
         self._ai_timer = None
         self._bindings_state: tuple[object, ...] = ()
+        self._campaign_text: str | None = None
         self._stop_listening = self.table.listen(
             lambda events: self.post_message(self.Played(events))
         )
@@ -271,7 +322,7 @@ class TableScreen(Screen[None]):
                     yield Static(id="campaign-panel")
             yield NarrationLog(id="log")
         yield DecisionBar(id="decision")
-        yield Footer()
+        yield TableFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.narrate_events(self.game.opening_events)
@@ -359,12 +410,14 @@ class TableScreen(Screen[None]):
             self.offer(decision)
 
     def later(self, callback) -> Timer | None:
-        """Run `callback` after the AI pace (so a person can follow), or at once when
-        hurrying or when the pace is 0; the timer, if any, so a hurry can fire it early."""
+        """Run `callback` after the AI pace (so a person can follow), or, when hurrying or
+        when the pace is 0, as soon as the screen has been drawn (an AI thinking in its
+        thread slows the drawing of the move before it); the timer, if any, so a hurry can
+        fire it early."""
         delay = 0 if self.hurrying else self.app.ai_pace
         if delay:
             return self.set_timer(delay, callback)
-        self.call_later(callback)
+        self.call_after_refresh(callback)
         return None
 
     def show_result(self) -> None:
@@ -379,12 +432,11 @@ class TableScreen(Screen[None]):
         self.update_bindings()
 
     def update_bindings(self) -> None:
-        """Refresh the footer only when the keys it shows change: the footer rebuilds every
-        key it shows on each refresh (and the screen's layout with them), which is most of
-        the cost of a frame. What it shows depends only on whether a person is choosing
-        and whether the game goes on: keys 2-9 are not shown, and Textual asks
-        `check_action` again when a key is pressed, so a new number of options needs no
-        refresh."""
+        """Tell the footer only when which keys can act changes: that depends only on
+        whether a person here is choosing and whether the game goes on (keys 2-9 are not
+        shown, and Textual asks `check_action` again when a key is pressed, so a new
+        number of options needs nothing). The footer then dims or lights its keys in place
+        (`TableFooter`)."""
         state = (self.awaiting_human, self.game.pending is None)
         if state != self._bindings_state:
             self._bindings_state = state
@@ -437,17 +489,21 @@ class TableScreen(Screen[None]):
     # --- keys and buttons ------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """True: the key acts now. None: it cannot act now, and does nothing, but stays in
+        the footer, dimmed, so the footer keeps the same keys on every turn (a change of
+        keys lays the screen out again; see `TableFooter`). False: not at this table."""
         if action == "pick":
             decision = self.game.pending
-            return (
+            can = (
                 self.awaiting_human
                 and decision is not None
                 and int(parameters[0]) < len(decision.options)
             )
+            return True if can else None
         if action == "hurry":
-            return not self.awaiting_human and self.game.pending is not None
+            return True if not self.awaiting_human and self.game.pending is not None else None
         if action == "toggle_odds":
-            return self.awaiting_human
+            return True if self.awaiting_human else None
         if action == "standings":
             return campaign_of(self.table) is not None
         return True

@@ -39,10 +39,8 @@ class VictimScreen(TableScreen):
             with Vertical(classes="dice-group"):
                 yield Static("Supporter", classes="caption")
                 with Horizontal():
-                    for kind in ("support", "sabotage", "neutral"):  # one shows at a time
-                        face = FaceDie(kind, id=f"face-{kind}", classes="die face")
-                        face.display = kind == "support"
-                        yield face
+                    # one widget for the three dice: it takes the kind of the die rolled
+                    yield FaceDie("support", id="face", classes="die face")
                     yield TwelveDie(id="d12", classes="die")
 
     def __init__(self, *args, **kwargs) -> None:
@@ -73,8 +71,7 @@ class VictimScreen(TableScreen):
             self._battle = 0
             for die in self.query(".die"):
                 die.finish()  # a tumble still running would overwrite the cleared face
-            for kind in ("support", "sabotage", "neutral"):
-                self.query_one(f"#face-{kind}", FaceDie).face = None
+            self.query_one("#face", FaceDie).face = None
             self.query_one("#d12", TwelveDie).value = None
         elif isinstance(event, Rolled):
             if event.why == "battle":
@@ -82,9 +79,10 @@ class VictimScreen(TableScreen):
                 self._battle += 1
                 self.query_one(slot, SixDie).roll(event.face)
             elif event.die in ("support", "sabotage", "neutral"):
-                for kind in ("support", "sabotage", "neutral"):
-                    self.query_one(f"#face-{kind}", FaceDie).display = kind == event.die
-                self.query_one(f"#face-{event.die}", FaceDie).roll(event.face)
+                face = self.query_one("#face", FaceDie)
+                face.finish()  # an earlier tumble settles as the die it was
+                face.kind = event.die
+                face.roll(event.face)
             elif event.die == "d12":
                 self.query_one("#d12", TwelveDie).roll(event.face)
 

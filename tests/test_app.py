@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 
 from cantina.app import CantinaApp
 from cantina.games.valdes import ValDesSettings
@@ -114,6 +115,42 @@ async def test_hot_seat_secret_choice_hidden_behind_hand_off():
         await pilot.pause()
         assert app.screen is table and table.awaiting_human
         assert any("Sabotage" in label for label in table.query_one(DecisionBar).offered())
+
+
+async def test_footer_keeps_its_keys_and_dims_those_that_cannot_act():
+    """While an AI thinks, choosing and the odds are dimmed in the footer, not gone, and
+    do nothing (nor do the blank option buttons); while a person chooses, hurrying is.
+    The bar keeps its rows of buttons, blank, so it keeps its height."""
+    setup = TableSetup("victim", VictimSettings(), seats_from_text("you,Expert,Treacherous"), 11)
+    app = CantinaApp(start=setup, animation_speed=0, ai_pace=30, save_preferences=False)
+
+    def footer() -> dict[str, bool]:
+        return {key.key: not key.has_class("-disabled") for key in app.screen.query(FooterKey)}
+
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen
+        await pilot.pause()
+        assert not table.awaiting_human
+        keys = footer()
+        assert not keys["1"] and not keys["o"] and keys["space"] and keys["l"]
+        await pilot.press("space")  # hurry: the AI seats play until the person is asked
+        await pilot.pause()
+        assert table.awaiting_human
+        assert footer() == {**keys, "1": True, "o": True, "space": False}
+        bar = table.query_one(DecisionBar)
+        height = bar.size.height
+        for _ in range(20):  # play until an AI seat is to choose next
+            await pilot.press("1")
+            await pilot.pause()
+            if not table.awaiting_human:
+                break
+        assert not table.awaiting_human and footer() == keys
+        assert bar.offered() == [] and bar.size.height == height
+        moves = len(table.table.moves)
+        await pilot.press("1", "o")
+        await pilot.click("#options Button")
+        await pilot.pause()
+        assert len(table.table.moves) == moves and not table.odds_shown
 
 
 async def test_odds_readout_toggles_with_o():

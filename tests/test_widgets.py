@@ -280,6 +280,31 @@ async def test_tumbling_never_draws_from_the_global_random_generator():
     assert random.getstate() == before
 
 
+@pilot_test
+async def test_a_face_die_can_become_another_kind():
+    """Victim! shows whichever die the Supporter rolls in one widget: a new kind draws its
+    marker and tumbles through its own faces."""
+    app = GalleryApp()
+    app.animation_speed = 1
+    async with app.run_test(size=(80, 24)) as pilot:
+        die = app.query_one("#support", FaceDie)
+        die.kind = "neutral"
+        die.roll("red")
+        faces = set()
+        while die.rolling:
+            faces.add(die.face)
+            await pilot.pause(0.02)
+        await pilot.pause()
+        assert faces <= {"red", "white"}
+        assert shown(die) == "╭ N ──╮\n│  R  │\n╰─────╯"
+        try:
+            die.kind = "lucky"
+        except ValueError:
+            assert die.kind == "neutral"
+        else:
+            raise AssertionError("FaceDie became an unknown kind")
+
+
 def test_face_die_rejects_an_unknown_kind():
     try:
         FaceDie("lucky")
