@@ -51,6 +51,13 @@ def text_of(screen, selector: str) -> str:
     return str(widget.render())
 
 
+async def keys(pilot, *pressed: str) -> None:
+    """Press each key and let the app settle after it (screens come and go between)."""
+    for key in pressed:
+        await pilot.press(key)
+        await pilot.pause()
+
+
 async def decide(pilot, app: CantinaApp, count: int, *, then_wait: bool = False) -> None:
     """Make `count` human decisions (first option), letting the AI seats play between;
     with `then_wait`, stop only once the human is asked again (mid-round, for sure)."""
@@ -117,10 +124,7 @@ async def test_resume_from_the_list_continues_where_it_stopped(tmp_path):
     path = saved(folder, "Long Night", "vigo", "you,Expert,Bold", VigoSettings(seats=3), 12)
     app = app_for(folder)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("u")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        await keys(pilot, "u", "enter")
         await decide(pilot, app, 2, then_wait=True)
         moves = list(app.screen.table.moves)
         state = app.screen.game.to_json()
@@ -168,10 +172,7 @@ async def test_a_campaign_open_elsewhere_is_refused_with_a_message(tmp_path):
     try:
         app = app_for(folder)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("u")
-            await pilot.pause()
-            await pilot.press("enter")
-            await pilot.pause()
+            await keys(pilot, "u", "enter")
             assert isinstance(app.screen, CampaignsScreen)
             shown = [n.message for n in app._notifications]
             assert any("open in another cantina" in m for m in shown), shown
@@ -211,10 +212,7 @@ async def test_rename_delete_with_confirmation_and_export(tmp_path):
     path = saved(folder, "Old Name", "vigo", "you,Expert", VigoSettings(seats=2), 2)
     app = app_for(folder)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("u")
-        await pilot.pause()
-        await pilot.press("n")
-        await pilot.pause()
+        await keys(pilot, "u", "n")
         assert isinstance(app.screen, AskScreen)
         app.screen.query_one(Input).value = "New Name"
         await pilot.press("enter")
@@ -234,10 +232,7 @@ async def test_rename_delete_with_confirmation_and_export(tmp_path):
         await pilot.press("n")  # no: nothing happens
         await pilot.pause()
         assert path.exists()
-        await pilot.press("x")
-        await pilot.pause()
-        await pilot.press("y")
-        await pilot.pause()
+        await keys(pilot, "x", "y")
         assert not path.exists()
         assert "none yet" in text_of(app.screen, "#campaigns-title")
 
@@ -247,10 +242,7 @@ async def test_autosave_failure_is_reported_and_play_goes_on(tmp_path, monkeypat
     saved(folder, "Full Disk", "vigo", "you,Expert,Bold", VigoSettings(seats=3), 3)
     app = app_for(folder)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("u")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        await keys(pilot, "u", "enter")
 
         def full(*_args, **_kwargs):
             raise OSError(28, "No space left on device")
@@ -345,10 +337,7 @@ async def test_back_at_the_saves_list_the_campaign_is_let_go(tmp_path):
     path = saved(folder, "Lunch", "vigo", "you,Expert", VigoSettings(seats=2), 4)
     app = app_for(folder)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("u")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        await keys(pilot, "u", "enter")
         assert isinstance(app.screen, TableScreen) and app.campaign_session is not None
         await pilot.press("escape")
         await pilot.pause()
