@@ -125,11 +125,9 @@ class ResultScreen(ModalScreen[None]):
     def final_standings(self, campaign: Campaign) -> None:
         from screens.standings import StandingsScreen
 
-        while len(self.app.screen_stack) > 1:
-            self.app.pop_screen()
+        self.app.back_to_start()
         self.app.push_screen(StandingsScreen(campaign))
 
     def action_back(self) -> None:
         self.dismiss()
-        while len(self.app.screen_stack) > 1:  # the menu is the app's default screen
-            self.app.pop_screen()
+        self.app.back_to_start()

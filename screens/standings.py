@@ -123,8 +123,7 @@ class StandingsScreen(ModalScreen[None]):
     def action_back(self) -> None:
         self.dismiss()
         if self.closing:
-            while len(self.app.screen_stack) > 1:  # the menu is the app's default screen
-                self.app.pop_screen()
+            self.app.back_to_start()
 
 
 LUCK_WORDS = {

@@ -171,6 +171,11 @@ class CantinaApp(App[None]):
             return
         self.push_screen(table_screen(table))
 
+    def back_to_start(self) -> None:
+        """Pop every screen above the first one (the menu, or the SSH lobby)."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
     def back_at(self, screen: Screen) -> None:
         """A screen outside any table came back into view (the menu, the SSH lobby, the
         saves list): the campaign that was played, saved after every decision, is put
