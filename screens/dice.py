@@ -25,6 +25,7 @@ from textual.widget import Widget
 
 from cantina.games.dice import Colour
 from cantina.games.victim import NEUTRAL_DIE, SABOTAGE_DIE, SUPPORT_DIE
+from screens.drawing import KeptDrawing
 
 TUMBLE_SECONDS = 0.45
 """How long a tumble lasts at animation speed 1."""
@@ -54,38 +55,7 @@ def animation_speed(widget: Widget) -> float:
     return speed if speed > 0 else 0.0
 
 
-def component_style(widget: Widget, component: str) -> Style:
-    """A component class's colour and text style, without a background.
-
-    The colour comes from the full style, so translucent theme colours such as `$text-muted`
-    are blended against what lies behind; the background is left to the widget's own styles
-    (a `-changed` or `-rolling` highlight shows behind the text).
-    """
-    full = widget.get_component_rich_style(component)
-    partial = widget.get_component_rich_style(component, partial=True)
-    return Style(color=full.color) + partial.without_color
-
-
-class KeptStyles:
-    """For a widget drawing component classes: each component's style is looked up once
-    and kept until the widget's styles change (a theme, a class such as `-rolling`).
-    Textual forgets its own copy on every refresh, and these widgets refresh on every new
-    face or figure; Textual's stylesheet calls `notify_style_update` whenever it restyles
-    the widget, which is when the kept styles go."""
-
-    def _style(self, component: str) -> Style:
-        kept: dict[str, Style] = self.__dict__.setdefault("_kept_styles", {})
-        style = kept.get(component)
-        if style is None:
-            style = kept[component] = component_style(self, component)  # type: ignore[arg-type]
-        return style
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()  # type: ignore[misc]
-        self.__dict__.pop("_kept_styles", None)
-
-
-class Die(KeptStyles, Widget):
+class Die(KeptDrawing, Widget):
     """What every die shares: the tumble, `finish()` and the `Settled` message.
 
     A subclass names its reactive face attribute in `FACE_ATTRIBUTE`, lists the faces a
@@ -202,6 +172,9 @@ class Die(KeptStyles, Widget):
     def tumble_faces(self) -> Sequence[Any]:
         """The faces a tumble shows (a die whose faces depend on its kind overrides this)."""
         return self.FACES
+
+    def drawing_key(self) -> Any:
+        return getattr(self, self.FACE_ATTRIBUTE)
 
     # --- drawing ---------------------------------------------------------------------
 
@@ -350,7 +323,6 @@ class FaceDie(Die):
         _check_kind(kind)
         super().__init__(**kwargs)
         self._kind = kind
-        self.add_class(f"-{kind}")
         self.set_reactive(FaceDie.face, face)
 
     @property
@@ -363,13 +335,14 @@ class FaceDie(Die):
     def kind(self, kind: str) -> None:
         _check_kind(kind)
         if kind != self._kind:
-            self.remove_class(f"-{self._kind}")
             self._kind = kind
-            self.add_class(f"-{kind}")
             self.refresh()
 
     def tumble_faces(self) -> Sequence[str]:
         return FACE_DIE_FACES[self.kind]
+
+    def drawing_key(self) -> Any:
+        return self.face, self.kind
 
     def render(self) -> Text:
         if self.face in _FACE_LETTERS:

@@ -19,7 +19,8 @@ from textual.style import Style as ContentStyle
 from textual.timer import Timer
 from textual.widget import Widget
 
-from screens.dice import KeptStyles, animation_speed, component_style
+from screens.dice import animation_speed
+from screens.drawing import KeptDrawing, KeptStyles, component_style
 
 FLASH_SECONDS = 0.6
 """How long `Credits` keeps its `-changed` class at animation speed 1."""
@@ -36,7 +37,7 @@ def safe_text(value: object, style: Style | str = "") -> Text:
     return Text(cleaned, style=style, end="")
 
 
-class HealthPips(KeptStyles, Widget):
+class HealthPips(KeptDrawing, Widget):
     """Health as hearts and a number: `♥♥♥♡♡ 3/5`; at 0, `✗ 0/5`."""
 
     DEFAULT_CSS = """
@@ -75,6 +76,9 @@ class HealthPips(KeptStyles, Widget):
     def watch_maximum(self, old: int, new: int) -> None:
         if self._width(self.health, old) != self._width(self.health, new):
             self.refresh(layout=True)
+
+    def drawing_key(self) -> tuple[int, int]:
+        return self.health, self.maximum
 
     def render(self) -> Text:
         style = self._style

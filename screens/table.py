@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from textual import constants
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -22,9 +23,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.timer import Timer
-from textual.visual import Visual
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 from textual.worker import Worker, WorkerState
 
@@ -34,24 +34,32 @@ from cantina.games.table import Action, Decision, Game, Kind, Move
 from cantina.live import LiveTable
 from cantina.narration import Narrator
 from cantina.seating import TableSetup
+from screens.drawing import KeptDrawing, plain_rows
+from screens.options import OptionGrid
 
 if TYPE_CHECKING:
     from cantina.campaign.series import Campaign
 
 MAX_OPTIONS = 9
+AFTER_FRAME = 2 / constants.MAX_FPS
+"""Seconds after which the frame showing a change has been drawn (see `later`)."""
 SECRET_KINDS = {Kind.PLAN}
 """Decisions other players must not see being made (the Supporter's cards)."""
 
 
-class Line(Widget):
+class Line(KeptDrawing, Widget):
     """One line of text that repaints without asking for a new layout (unlike `Static`),
-    so the status, prompt and odds lines cost a redraw of themselves and nothing more."""
+    so the status, prompt and odds lines cost a redraw of themselves and nothing more;
+    lines it has shown before (a prompt, a seat's name and role) are not drawn again."""
 
     DEFAULT_CSS = "Line { height: 1; }"
 
     text: reactive[Content] = reactive(Content(""), layout=False)
 
     def render(self) -> Content:
+        return self.text
+
+    def drawing_key(self) -> Content:
         return self.text
 
 
@@ -61,14 +69,15 @@ class NarrationLog(Widget):
     It draws only the tail that fits, and new lines repaint it without a new layout (a
     scrolling log resizes its virtual canvas on every line, which lays out the whole
     screen); the whole story is one key away in the history view. Each line is wrapped
-    and drawn once and kept (until the width or the styles change), so a new line costs
-    the drawing of that line alone, not of the whole panel."""
+    and drawn once and kept while it can still be on show (until the width or the styles
+    change), so a new line costs the drawing of that line alone, not of the whole panel,
+    and a long game does not keep the drawing of every line it ever had."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.lines: list[str] = []
-        self._drawn: list[list[Strip]] = []
-        """The rows of each line as drawn at `_drawn_width`, oldest first."""
+        self._drawn: dict[int, list[Strip]] = {}
+        """The rows of recent lines as drawn at `_drawn_width`, by line number."""
         self._drawn_width = -1
         self._rows: list[Strip] = []
         """The rows on show, from the last `render_lines`."""
@@ -92,15 +101,21 @@ class NarrationLog(Widget):
         if width != self._drawn_width:
             self._drawn.clear()
             self._drawn_width = width
-        style = self.visual_style
-        for line in self.lines[len(self._drawn) :]:
-            self._drawn.append(Visual.to_strips(self, Content(line), width, None, style))
+        if height <= 0:
+            return []
+        style = self.visual_style.rich_style
         rows: list[Strip] = []
-        for drawn in reversed(self._drawn):
+        number = len(self.lines)
+        while number > 0 and len(rows) < height:  # every line is at least one row
+            number -= 1
+            drawn = self._drawn.get(number)
+            if drawn is None:
+                drawn = plain_rows(self.lines[number], width, style)
+                self._drawn[number] = drawn
             rows[:0] = drawn
-            if len(rows) >= height:
-                break
-        return rows[-height:] if height > 0 else []
+        for old in [n for n in self._drawn if n < number]:  # scrolled off: not needed again
+            del self._drawn[old]
+        return rows[-height:]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._rows = self._tail(self.size.width, self.size.height)
@@ -113,14 +128,11 @@ class NarrationLog(Widget):
 
 
 class DecisionBar(Vertical):
-    """The prompt and one button per option; the odds line under them when asked for.
+    """The prompt, the options (`OptionGrid`) and the odds line under them when asked for.
 
-    The buttons are made once and relabelled, because mounting widgets on every decision
-    re-applies CSS and lays the whole screen out again. For the same reason, while nobody
-    here is choosing (an AI thinks, another seat decides) the rows of buttons stay where
-    they are, blank and disabled, instead of going: the bar keeps its height, so the frame
-    after a person's move is a repaint, not a new layout of the screen. Only a decision
-    with a different number of rows than the last lays the screen out again."""
+    While nobody here is choosing (an AI thinks, another seat decides) the options go
+    blank but keep their rows: the bar keeps its height, so the frame after a person's
+    move is a repaint, not a new layout of the screen."""
 
     class Chosen(Message):
         def __init__(self, index: int) -> None:
@@ -130,55 +142,30 @@ class DecisionBar(Vertical):
     def compose(self) -> ComposeResult:
         self._prompt = Line(id="prompt")
         self._odds = Line(id="odds")
-        self._buttons = [
-            Button("", name=str(n), classes="option", compact=True) for n in range(MAX_OPTIONS)
-        ]
-        """Kept rather than queried: the bar is shown again on every decision."""
-        self._idle = True
-        """Nobody here is choosing: the buttons on show are blank and disabled."""
+        self._options = OptionGrid(id="options")
         yield self._prompt
-        with Horizontal(id="options"):
-            for button in self._buttons:
-                button.display = False
-                yield button
+        yield self._options
         yield self._odds
 
     def show(self, prompt: Content, labels: Sequence[str] = (), odds: Sequence[str] = ()) -> None:
-        """Ask with `labels` as the options, or, with none, only say `prompt` (the buttons
-        on show go blank and disabled)."""
+        """Ask with `labels` as the options, or, with none, only say `prompt` (the options
+        on show go blank)."""
         self._prompt.text = prompt
-        idle = not labels
-        for n, button in enumerate(self._buttons):
-            shown = n < len(labels)
-            if shown:
-                label = f"{n + 1} {labels[n]}"
-                if str(button.label) != label:
-                    button.label = Content(label)
-                if button.display != shown:
-                    button.display = shown
-            elif not idle and button.display:
-                button.display = False
-            # Only the buttons on show: restyling a hidden one is work for nothing.
-            if button.display and button.disabled != idle:
-                button.disabled = idle  # no click, no focus
-                if idle:
-                    button.label = Content("")
-        self._idle = idle
+        self._options.show(labels)
         self.show_odds(odds)
 
     def offered(self) -> list[str]:
-        """The labels of the options on show (none while nobody here is choosing)."""
-        if self._idle:
-            return []
-        return [str(b.label) for b in self._buttons if b.display]
+        """The labels of the options on show, numbered as on screen (none while nobody
+        here is choosing)."""
+        return [f"{n} {label}" for n, label in enumerate(self._options.labels, start=1)]
 
     def show_odds(self, odds: Sequence[str]) -> None:
         text = "   ".join(f"{n}: {value}" for n, value in enumerate(odds, start=1))
         self._odds.text = Content(f"odds  {text}" if odds else "")
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    def on_option_grid_chosen(self, event: OptionGrid.Chosen) -> None:
         event.stop()
-        self.post_message(self.Chosen(int(event.button.name or 0)))
+        self.post_message(self.Chosen(event.index))
 
 
 class TableFooter(Footer):
@@ -208,7 +195,10 @@ class TableFooter(Footer):
             disabled = not enabled[key.action]
             if key.has_class("-disabled") != disabled:
                 key._disabled = disabled  # what a click on the key does: a bell, or the key
-                key.set_class(disabled, "-disabled")
+                # The class says so, as in Textual's own footer, but restyling the key by
+                # its selectors costs more than the rest of the move: its own style says it.
+                key.set_class(disabled, "-disabled", update=False)
+                key.styles.text_style = "dim" if disabled else "none"
         return True
 
 
@@ -328,6 +318,9 @@ class TableScreen(Screen[None]):
         self.narrate_events(self.game.opening_events)
         self.sync()
         self.call_after_refresh(self.advance)
+        settle = getattr(self.app, "settle_heap", None)
+        if settle is not None:
+            self.set_timer(AFTER_FRAME, settle)  # once the table is on show
 
     def on_unmount(self) -> None:
         self.detach()
@@ -409,16 +402,18 @@ class TableScreen(Screen[None]):
         else:
             self.offer(decision)
 
-    def later(self, callback) -> Timer | None:
+    def later(self, callback) -> Timer:
         """Run `callback` after the AI pace (so a person can follow), or, when hurrying or
-        when the pace is 0, as soon as the screen has been drawn (an AI thinking in its
-        thread slows the drawing of the move before it); the timer, if any, so a hurry can
-        fire it early."""
+        when the pace is 0, once the frame showing what has just changed is drawn; the
+        timer, so a hurry can fire it early.
+
+        Not `call_after_refresh`: a widget's request to be redrawn reaches the screen only
+        when that widget is next idle, and a screen that finds nothing to draw before then
+        runs its callbacks at once, so an AI's thinking (in a thread, holding the GIL half
+        the time) would slow the drawing of the move before it, and a result screen would
+        be built before the last move is shown. Two frame periods cover the next frame."""
         delay = 0 if self.hurrying else self.app.ai_pace
-        if delay:
-            return self.set_timer(delay, callback)
-        self.call_after_refresh(callback)
-        return None
+        return self.set_timer(max(delay, AFTER_FRAME), callback)
 
     def show_result(self) -> None:
         self.app.push_screen(self.result_screen())

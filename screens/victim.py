@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Grid, Horizontal
 from textual.content import Content
 from textual.widgets import Static
 
@@ -12,41 +12,41 @@ from cantina.games.table import Action
 from cantina.games.victim import Plan, Planned, VictimGame
 from screens.dice import FaceDie, SixDie, TwelveDie
 from screens.status import HealthPips
-from screens.table import TableScreen
+from screens.table import Line, TableScreen
 
-ROLE = {"attacker": "Attacker", "supporter": "Supporter", "victim": "Victim"}
+ROLE = {"attacker": "Attacker", "victim": "Victim", "supporter": "Supporter"}
+"""Each role's name, in the order of the dice on the board: two for each role."""
+DICE_GROUP = 15
+"""Cells from one role's pair of dice to the next: two dice of 7 and a gap (tables.tcss)."""
 
 
 class VictimScreen(TableScreen):
     game: VictimGame
 
-    def compose_board(self) -> ComposeResult:
-        for seat in range(3):
-            with Horizontal(classes="health-row"):
-                yield Static(id=f"who-{seat}", classes="who")
-                yield HealthPips(id=f"health-{seat}")
-        with Horizontal(classes="dice-row"):
-            with Vertical(classes="dice-group"):
-                yield Static("Attacker", classes="caption")
-                with Horizontal():
-                    yield SixDie(id="a1", classes="die")
-                    yield SixDie(id="a2", classes="die")
-            with Vertical(classes="dice-group"):
-                yield Static("Victim", classes="caption")
-                with Horizontal():
-                    yield SixDie(id="v1", classes="die")
-                    yield SixDie(id="v2", classes="die")
-            with Vertical(classes="dice-group"):
-                yield Static("Supporter", classes="caption")
-                with Horizontal():
-                    # one widget for the three dice: it takes the kind of the die rolled
-                    yield FaceDie("support", id="face", classes="die face")
-                    yield TwelveDie(id="d12", classes="die")
-
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._battle = 0
         self._who: dict[int, Content] = {}
+        # The board's widgets, kept: a move changes most of them, and finding them by
+        # query on every event cost more than drawing them.
+        self._names = [Line(id=f"who-{seat}", classes="who") for seat in range(3)]
+        self._health = [HealthPips(id=f"health-{seat}") for seat in range(3)]
+        self._battle_dice = [SixDie(id=slot, classes="die") for slot in ("a1", "a2", "v1", "v2")]
+        # one widget for the three dice: it takes the kind of the die rolled
+        self._face = FaceDie("support", id="face", classes="die face")
+        self._d12 = TwelveDie(id="d12", classes="die")
+
+    def compose_board(self) -> ComposeResult:
+        # Few containers: after every move most of the board is drawn again, and each
+        # widget under a changed cell costs a share of the frame, containers included.
+        with Grid(id="victim-health"):
+            for name, health in zip(self._names, self._health, strict=True):
+                yield name
+                yield health
+        captions = "".join(f"{caption:<{DICE_GROUP}}" for caption in ROLE.values())
+        yield Static(captions.rstrip(), id="victim-captions", classes="caption")
+        with Horizontal(id="victim-dice"):
+            yield from (*self._battle_dice, self._face, self._d12)
 
     def status(self) -> str:
         s = self.game.state
@@ -60,31 +60,28 @@ class VictimScreen(TableScreen):
             who = Content.assemble((f"{name:<16}", "bold"), f" {role:<10}")
             if who != self._who.get(seat):  # roles change once a battle, not every move
                 self._who[seat] = who
-                # `.who` has a fixed width and one line: no new layout is needed
-                self.query_one(f"#who-{seat}", Static).update(who, layout=False)
-            pips = self.query_one(f"#health-{seat}", HealthPips)
+                self._names[seat].text = who
+            pips = self._health[seat]
             pips.maximum = top
             pips.health = s.health[seat]
 
     def show_event(self, event: Event) -> None:
         if isinstance(event, Planned):
             self._battle = 0
-            for die in self.query(".die"):
+            for die in (*self._battle_dice, self._face, self._d12):
                 die.finish()  # a tumble still running would overwrite the cleared face
-            self.query_one("#face", FaceDie).face = None
-            self.query_one("#d12", TwelveDie).value = None
+            self._face.face = None
+            self._d12.value = None
         elif isinstance(event, Rolled):
             if event.why == "battle":
-                slot = ("#a1", "#a2", "#v1", "#v2")[self._battle % 4]
+                self._battle_dice[self._battle % 4].roll(event.face)
                 self._battle += 1
-                self.query_one(slot, SixDie).roll(event.face)
             elif event.die in ("support", "sabotage", "neutral"):
-                face = self.query_one("#face", FaceDie)
-                face.finish()  # an earlier tumble settles as the die it was
-                face.kind = event.die
-                face.roll(event.face)
+                self._face.finish()  # an earlier tumble settles as the die it was
+                self._face.kind = event.die
+                self._face.roll(event.face)
             elif event.die == "d12":
-                self.query_one("#d12", TwelveDie).roll(event.face)
+                self._d12.roll(event.face)
 
     def option_label(self, action: Action) -> str:
         if isinstance(action, Plan):

@@ -14,6 +14,7 @@ from cantina.games.vigo import VigoSettings
 from cantina.seating import TableSetup, seats_from_text
 from screens.dialogs import HandOffScreen, TooSmallScreen
 from screens.menu import MenuScreen
+from screens.options import OptionGrid
 from screens.result import ResultScreen
 from screens.setup import SetupScreen
 from screens.table import DecisionBar, TableScreen
@@ -75,7 +76,7 @@ async def test_a_whole_game_through_the_ui(game):
         assert isinstance(app.screen, MenuScreen)
 
 
-async def test_human_is_prompted_by_name_with_every_option_on_a_button():
+async def test_human_is_prompted_by_name_with_every_option_to_click():
     app = quiet_app("victim", seats="human:Ana,Expert,Treacherous")
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(50):
@@ -88,9 +89,36 @@ async def test_human_is_prompted_by_name_with_every_option_on_a_button():
         labels = bar.offered()
         assert len(labels) == 6
         assert all(("Attacker" in label) or ("Victim" in label) for label in labels)
-        await pilot.click(bar.query("Button")[5])  # the mouse works as well as keys
+        table = app.screen
+        sixth = table.game.pending.options[5]
+        grid = bar.query_one(OptionGrid)
+        cell = grid.cell_region(5)
+        await pilot.click(grid, offset=(cell.x + 1, cell.y + 1))  # the mouse works as well
         await pilot.pause()
-        assert any("lays down two cards" in line for line in app.screen.query_one("#log").lines)
+        assert any("lays down two cards" in line for line in table.query_one("#log").lines)
+        assert table.table.moves[0].action == sixth
+
+
+async def test_arrow_keys_and_enter_choose_from_the_options():
+    """Besides keys 1-9 and the mouse: the arrows move the highlighted option and Enter
+    chooses it (a person who tabs around the screen can play too)."""
+    app = quiet_app("victim", seats="human:Ana,Expert,Treacherous")
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(50):
+            await pilot.pause()
+            if app.screen.awaiting_human:
+                break
+        table = app.screen
+        grid = table.query_one(OptionGrid)
+        assert grid.has_focus and grid.cursor == 0
+        options = table.game.pending.options
+        await pilot.press("right", "down", "left", "right", "right", "right")
+        assert grid.cursor == 5  # 0 -> 1 -> 4 -> 3 -> 4 -> 5, and no further than the last
+        await pilot.press("up")
+        assert grid.cursor == 2
+        await pilot.press("enter")
+        await pilot.pause()
+        assert table.table.moves[0].action == options[2]
 
 
 async def test_hot_seat_secret_choice_hidden_behind_hand_off():
@@ -119,8 +147,8 @@ async def test_hot_seat_secret_choice_hidden_behind_hand_off():
 
 async def test_footer_keeps_its_keys_and_dims_those_that_cannot_act():
     """While an AI thinks, choosing and the odds are dimmed in the footer, not gone, and
-    do nothing (nor do the blank option buttons); while a person chooses, hurrying is.
-    The bar keeps its rows of buttons, blank, so it keeps its height."""
+    do nothing (nor do the blank options, clicked or entered); while a person chooses,
+    hurrying is. The bar keeps its rows of options, blank, so it keeps its height."""
     setup = TableSetup("victim", VictimSettings(), seats_from_text("you,Expert,Treacherous"), 11)
     app = CantinaApp(start=setup, animation_speed=0, ai_pace=30, save_preferences=False)
 
@@ -147,8 +175,8 @@ async def test_footer_keeps_its_keys_and_dims_those_that_cannot_act():
         assert not table.awaiting_human and footer() == keys
         assert bar.offered() == [] and bar.size.height == height
         moves = len(table.table.moves)
-        await pilot.press("1", "o")
-        await pilot.click("#options Button")
+        await pilot.press("1", "o", "enter")
+        await pilot.click("#options")
         await pilot.pause()
         assert len(table.table.moves) == moves and not table.odds_shown
 

@@ -13,7 +13,8 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from screens.dice import ChanceCube, Die, FaceDie, SixDie, TwelveDie, component_style
+from screens.dice import ChanceCube, Die, FaceDie, SixDie, TwelveDie
+from screens.drawing import component_style
 from screens.status import Credits, HealthPips, Slate
 
 STYLES = Path(__file__).resolve().parent.parent / "styles" / "widgets.tcss"

@@ -41,6 +41,8 @@ class HostedApp(CantinaApp):
 
     files_on_host = False
     """A remote player exports nothing: a path they typed would be on the host's disk."""
+    alone_in_process = False
+    """Every session shares the host's process (and its collector, tuned at start)."""
 
     def __init__(
         self,
