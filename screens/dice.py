@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.dom import NoScreen
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
@@ -83,7 +84,11 @@ class Die(KeptDrawing, Widget):
     FACE_ATTRIBUTE: ClassVar[str] = "face"
 
     class Settled(Message):
-        """A die came to rest after `roll()`: exactly one per call, tumble or not."""
+        """A die came to rest after `roll()`: exactly one per call, tumble or not.
+
+        It is posted to the die's screen, which is where it is wanted, and bubbles on from
+        there to the app; not from the die up through every container, which cost a
+        dozen hand-offs between message queues for each move that rolls six dice."""
 
         def __init__(self, die: Die, final: Any) -> None:
             super().__init__()
@@ -127,7 +132,7 @@ class Die(KeptDrawing, Widget):
         speed = animation_speed(self)
         if quick or speed <= 0 or not self.is_mounted:
             self._show(final)
-            self.post_message(self.Settled(self, final))
+            self._settled(final)
             return
         self._final = final
         self._frames_left = TUMBLE_FRAMES - 1
@@ -146,7 +151,15 @@ class Die(KeptDrawing, Widget):
         final = self._final
         self._final = None
         self._show(final)
-        self.post_message(self.Settled(self, final))
+        self._settled(final)
+
+    def _settled(self, final: Any) -> None:
+        try:
+            screen = self.screen
+        except NoScreen:  # not on a screen (yet): as Textual would, from the die itself
+            self.post_message(self.Settled(self, final))
+        else:
+            screen.post_message(self.Settled(self, final))
 
     def _tumble(self) -> None:
         if self._timer is None:

@@ -12,22 +12,48 @@ when it has focus, the arrow keys and Enter.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.content import Content
 from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
+from screens.drawing import wrap_plain
+
 COLUMNS = 3
 GUTTER = 1
 """Blank cells between two columns."""
+
+
+@lru_cache(maxsize=16)
+def _widths(width: int) -> tuple[int, ...]:
+    """Column widths filling `width` with gutters between, as a grid of 1fr columns."""
+    usable = max(width - GUTTER * (COLUMNS - 1), COLUMNS)
+    base, extra = divmod(usable, COLUMNS)
+    return tuple(base + (1 if n < extra else 0) for n in range(COLUMNS))
+
+
+@lru_cache(maxsize=64)
+def _wrapped(labels: tuple[str, ...], width: int) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Rows of cells, each cell its numbered label's lines, with a cell of padding each
+    side. Kept: the same options come back turn after turn (and are asked for both to
+    size the grid and to draw it)."""
+    widths = _widths(width)
+    return tuple(
+        tuple(
+            tuple(wrap_plain(f"{start + column + 1} {label}", max(widths[column] - 2, 1)))
+            for column, label in enumerate(labels[start : start + COLUMNS])
+        )
+        for start in range(0, len(labels), COLUMNS)
+    )
 
 
 class OptionGrid(Widget, can_focus=True):
@@ -64,11 +90,11 @@ class OptionGrid(Widget, can_focus=True):
     }
 
     BINDINGS = [
-        Binding("left", "move(-1)", "Previous", show=False),
-        Binding("right", "move(1)", "Next", show=False),
-        Binding("up", f"move({-COLUMNS})", "Row above", show=False),
-        Binding("down", f"move({COLUMNS})", "Row below", show=False),
-        Binding("enter", "choose", "Choose", show=False),
+        Binding("left", "move(-1)", "Previous", show=False, id="options.previous"),
+        Binding("right", "move(1)", "Next", show=False, id="options.next"),
+        Binding("up", f"move({-COLUMNS})", "Row above", show=False, id="options.up"),
+        Binding("down", f"move({COLUMNS})", "Row below", show=False, id="options.down"),
+        Binding("enter", "choose", "Choose", show=False, id="options.choose"),
     ]
 
     cursor: reactive[int] = reactive(0, layout=False, init=False)
@@ -127,23 +153,11 @@ class OptionGrid(Widget, can_focus=True):
 
     @staticmethod
     def _widths(width: int) -> list[int]:
-        """Column widths filling `width` with gutters between, as a grid of 1fr columns."""
-        usable = max(width - GUTTER * (COLUMNS - 1), COLUMNS)
-        base, extra = divmod(usable, COLUMNS)
-        return [base + (1 if n < extra else 0) for n in range(COLUMNS)]
+        return list(_widths(width))
 
-    @classmethod
-    def _wrapped(cls, labels: Sequence[str], width: int) -> list[list[list[Content]]]:
-        """Rows of cells, each cell its label's lines: one cell of padding each side."""
-        widths = cls._widths(width)
-        rows: list[list[list[Content]]] = []
-        for start in range(0, len(labels), COLUMNS):
-            row = []
-            for column, label in enumerate(labels[start : start + COLUMNS]):
-                text = Content(f"{start + column + 1} {label}")
-                row.append(text.wrap(max(widths[column] - 2, 1)))
-            rows.append(row)
-        return rows
+    @staticmethod
+    def _wrapped(labels: Sequence[str], width: int) -> tuple[tuple[tuple[str, ...], ...], ...]:
+        return _wrapped(tuple(labels), width)
 
     @classmethod
     def _height(cls, labels: Sequence[str], width: int) -> int:
@@ -191,15 +205,10 @@ class OptionGrid(Widget, can_focus=True):
                     continue
                 style = base + self._cell_style(index, focused)
                 for y, line in enumerate(block):
-                    text = cell[y] if y < len(cell) else Content("")
-                    left = (cell_width - text.cell_length) // 2
-                    right = cell_width - left - text.cell_length
-                    line.append(Segment(" " * left, style))
-                    line.extend(
-                        Segment(seg.text, style + seg.style if seg.style else style)
-                        for seg in text.render_segments()
-                    )
-                    line.append(Segment(" " * right, style))
+                    text = cell[y] if y < len(cell) else ""
+                    left = (cell_width - cell_len(text)) // 2
+                    line.append(Segment(f"{' ' * left}{text}", style))
+                    line.append(Segment(" " * (cell_width - left - cell_len(text)), style))
             lines.extend(block)
         strips = [Strip(line).adjust_cell_length(width, base) for line in lines[:height]]
         while len(strips) < height:
