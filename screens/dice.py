@@ -1,6 +1,6 @@
 """Dice widgets: a chance cube, a d6, a d12 and Victim!'s custom dice, each one small widget.
 
-Every die is 7 cells wide and 3 rows high and draws itself in `render()` as a rounded box of
+Every die is 7 cells wide and 3 rows high and draws itself in `draw()` as a rounded box of
 box characters. A face never relies on colour alone (NO_COLOR): the cube shows `R`/`B`, the
 d6 pips, the d12 its number and Victim!'s dice `G`/`R`/`W` with a kind marker (`S+`, `S-`,
 `N`) in the top edge.
@@ -60,7 +60,7 @@ class Die(KeptDrawing, Widget):
     """What every die shares: the tumble, `finish()` and the `Settled` message.
 
     A subclass names its reactive face attribute in `FACE_ATTRIBUTE`, lists the faces a
-    tumble may show in `tumble_faces()` and draws the face in `render()`.
+    tumble may show in `tumble_faces()` and draws the face in `draw()`.
     """
 
     DEFAULT_CSS = """
@@ -79,6 +79,7 @@ class Die(KeptDrawing, Widget):
         "die--number",
         "die--kind",
         "die--unknown",
+        "die--rolling",
     }
 
     FACE_ATTRIBUTE: ClassVar[str] = "face"
@@ -118,7 +119,8 @@ class Die(KeptDrawing, Widget):
 
     @property
     def rolling(self) -> bool:
-        """True while the die tumbles (it also carries the CSS class `-rolling`)."""
+        """True while the die tumbles (drawn in the `die--rolling` style; it also carries
+        the CSS class `-rolling`)."""
         return self._timer is not None
 
     def roll(self, final: Any, *, quick: bool = False) -> None:
@@ -136,10 +138,14 @@ class Die(KeptDrawing, Widget):
             return
         self._final = final
         self._frames_left = TUMBLE_FRAMES - 1
-        self.add_class("-rolling")
+        # The class marks the state for anyone styling dice; the tumble's own look is
+        # drawn (`die--rolling`), as restyling six dice by selectors at every roll cost
+        # more than drawing the frame they roll in.
+        self.set_class(True, "-rolling", update=False)
         self._show(self._random_face())
         interval = TUMBLE_SECONDS * speed / TUMBLE_FRAMES
         self._timer = self.set_interval(interval, self._tumble, name="die-tumble")
+        self.refresh()  # drawn tumbling even on the face it showed
 
     def finish(self) -> None:
         """End a tumble at once on its final face (posting `Settled`); no-op when at rest."""
@@ -147,10 +153,11 @@ class Die(KeptDrawing, Widget):
             return
         self._timer.stop()
         self._timer = None
-        self.remove_class("-rolling")
+        self.set_class(False, "-rolling", update=False)
         final = self._final
         self._final = None
         self._show(final)
+        self.refresh()  # drawn at rest even when the last tumbling face was the final one
         self._settled(final)
 
     def _settled(self, final: Any) -> None:
@@ -187,7 +194,17 @@ class Die(KeptDrawing, Widget):
         return self.FACES
 
     def drawing_key(self) -> Any:
-        return getattr(self, self.FACE_ATTRIBUTE)
+        return getattr(self, self.FACE_ATTRIBUTE), self.rolling
+
+    def render(self) -> Text:
+        text = self.draw()
+        if self.rolling:
+            text.stylize_before(self._style("die--rolling"))
+        return text
+
+    def draw(self) -> Text:
+        """The face on show, boxed (`render` adds the tumble's style)."""
+        raise NotImplementedError
 
     # --- drawing ---------------------------------------------------------------------
 
@@ -226,7 +243,7 @@ class ChanceCube(Die):
 
     FACES = ("red", "blue")
 
-    def render(self) -> Text:
+    def draw(self) -> Text:
         if self.face == "red":
             body = self._centred("R", self._style("die--red"))
         elif self.face == "blue":
@@ -264,7 +281,7 @@ class SixDie(Die):
 
     FACES = range(1, 7)
 
-    def render(self) -> Text:
+    def draw(self) -> Text:
         rows = _PIPS.get(self.value, _BLANK) if self.value is not None else _BLANK
         pip = self._style("die--pip")
         edges = (("╭", "─", "╮"), ("│", " ", "│"), ("╰", "─", "╯"))
@@ -295,7 +312,7 @@ class TwelveDie(Die):
 
     FACES = range(1, 13)
 
-    def render(self) -> Text:
+    def draw(self) -> Text:
         label = "" if self.value is None else str(self.value)
         return self._boxed(self._centred(label, self._style("die--number")))
 
@@ -355,9 +372,9 @@ class FaceDie(Die):
         return FACE_DIE_FACES[self.kind]
 
     def drawing_key(self) -> Any:
-        return self.face, self.kind
+        return self.face, self.kind, self.rolling
 
-    def render(self) -> Text:
+    def draw(self) -> Text:
         if self.face in _FACE_LETTERS:
             letter, component = _FACE_LETTERS[self.face]
             body = self._centred(letter, self._style(component))

@@ -28,7 +28,7 @@ def component_style(widget: Widget, component: str) -> Style:
 
     The colour comes from the full style, so translucent theme colours such as `$text-muted`
     are blended against what lies behind; the background is left to the widget's own styles
-    (a `-changed` or `-rolling` highlight shows behind the text).
+    (a `-changed` highlight shows behind the text).
     """
     full = widget.get_component_rich_style(component)
     partial = widget.get_component_rich_style(component, partial=True)
@@ -37,7 +37,7 @@ def component_style(widget: Widget, component: str) -> Style:
 
 class KeptStyles:
     """For a widget drawing component classes: each component's style is looked up once
-    and kept until the widget's styles change (a theme, a class such as `-rolling`).
+    and kept until the widget's styles change (a theme, a class such as `-changed`).
     Textual forgets its own copy on every refresh, and these widgets refresh on every new
     face or figure."""
 

@@ -9,6 +9,7 @@ no screen decides a rule.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,8 +25,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Static
-from textual.widgets._footer import FooterKey
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from cantina.app import stylesheets
@@ -35,12 +35,15 @@ from cantina.live import LiveTable
 from cantina.narration import Narrator
 from cantina.seating import TableSetup
 from screens.drawing import KeptDrawing, plain_rows
+from screens.footer import TableFooter
 from screens.options import OptionGrid
 
 if TYPE_CHECKING:
     from cantina.campaign.series import Campaign
 
 MAX_OPTIONS = 9
+YIELDS_FOR_REDRAW = 3
+"""Turns of the event loop a table gives its widgets after a move (see `Played`)."""
 AFTER_FRAME = 2 / constants.MAX_FPS
 """Seconds after which the frame showing a change has been drawn (see `later`)."""
 SECRET_KINDS = {Kind.PLAN}
@@ -166,40 +169,6 @@ class DecisionBar(Vertical):
     def on_option_grid_chosen(self, event: OptionGrid.Chosen) -> None:
         event.stop()
         self.post_message(self.Chosen(event.index))
-
-
-class TableFooter(Footer):
-    """The footer, with the same keys all game long: a key that cannot act now (choosing
-    while an AI thinks, hurrying while a person chooses) is shown dimmed, not hidden (see
-    `TableScreen.check_action`). So when only which keys can act changes, the keys on show
-    are dimmed or lit where they are, in the same frame, instead of Textual's way of
-    removing every key and mounting new ones after the frame, which lays the whole screen
-    out again. Any other change (a game over, a new set of keys) goes Textual's way."""
-
-    def bindings_changed(self, screen: Screen) -> None:
-        ready = self._bindings_ready and self.app.app_focus and screen is self.screen
-        if not (ready and self._relit()):
-            super().bindings_changed(screen)
-
-    def _relit(self) -> bool:
-        """Dim or light the keys on show to match the screen's bindings; False when the
-        keys themselves differ (a key to add or remove) and nothing was changed."""
-        enabled: dict[str, bool] = {}
-        for _, binding, active, _ in self.screen.active_bindings.values():
-            if binding.show:
-                enabled.setdefault(binding.action, active)
-        keys = [key for key in self.children if isinstance(key, FooterKey)]
-        if [key.action for key in keys] != list(enabled):
-            return False
-        for key in keys:
-            disabled = not enabled[key.action]
-            if key.has_class("-disabled") != disabled:
-                key._disabled = disabled  # what a click on the key does: a bell, or the key
-                # The class says so, as in Textual's own footer, but restyling the key by
-                # its selectors costs more than the rest of the move: its own style says it.
-                key.set_class(disabled, "-disabled", update=False)
-                key.styles.text_style = "dim" if disabled else "none"
-        return True
 
 
 class TableScreen(Screen[None]):
@@ -476,10 +445,17 @@ class TableScreen(Screen[None]):
         self.awaiting_human = False
         self.table.submit(seat, action)
 
-    def on_table_screen_played(self, message: Played) -> None:
+    async def on_table_screen_played(self, message: Played) -> None:
+        """Show the move, then let the widgets it changed tell the screen so before the
+        screen looks for something to draw. Each widget asks to be redrawn from its own
+        task; without the wait the screen drew a frame with the first few and the rest
+        (the footer's keys, often) up to two frame periods later. Two turns were enough
+        with this Textual; a third is to spare."""
         self.narrate_events(message.events)
         self.sync()
         self.advance()
+        for _ in range(YIELDS_FOR_REDRAW):
+            await asyncio.sleep(0)
 
     # --- keys and buttons ------------------------------------------------------------------
 

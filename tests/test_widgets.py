@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region
 from textual.widgets import Static
 
 from screens.dice import ChanceCube, Die, FaceDie, SixDie, TwelveDie
@@ -185,6 +186,29 @@ async def test_roll_with_animation_on_tumbles_then_settles():
         assert die.value == 4 and shown(die) == final_face
         assert not die.has_class("-rolling") and not die.rolling
         assert len(settled(app, die)) == 1
+
+
+@pilot_test
+async def test_a_tumbling_die_is_drawn_in_the_rolling_style_until_it_settles():
+    """The tumble's look is drawn, not set by restyling the die (see `Die.roll`): it must
+    still show while the die tumbles and go when it settles, on the same face or not."""
+    app = GalleryApp()
+    app.animation_speed = 2
+    async with app.run_test(size=(80, 24)) as pilot:
+        die = app.query_one("#d12-12", TwelveDie)
+
+        def corner_colour():
+            top = die.render_lines(Region(0, 0, 7, 3))[0]
+            return next(iter(top)).style.color
+
+        at_rest = corner_colour()
+        die._random_face = lambda: 12  # a tumble through the face it shows and settles on:
+        die.roll(12)  # only the style tells the tumble apart, and nothing else repaints
+        await pilot.pause()
+        assert corner_colour() == die._style("die--rolling").color != at_rest
+        die.finish()
+        await pilot.pause()
+        assert corner_colour() == at_rest
 
 
 @pilot_test

@@ -133,10 +133,11 @@ class CantinaApp(App[None]):
         """A table has started: collect everything once, then set what is left aside from
         the collector (`gc.freeze`), so that during play it looks only at what play makes.
 
-        Left to itself, a full collection came about every 75 moves at a Victim! table
-        and held up the frame of that move for 100-300 ms, looking over every object the
-        app and the tables before had made; the earlier tables' screens, which only such
-        a collection frees, go here (unfrozen first, so nothing is kept for good)."""
+        Left to itself, a full collection came about once every 75 moves of a person at a
+        Victim! table with two AI seats (benchmarks/bench_app.py) and held up that move's
+        frame by 100 to 350 ms, looking over every object the app and the earlier tables
+        had made. Those tables' screens, which only such a collection frees, go here: the
+        heap is unfrozen first, so nothing is kept for good."""
         if self.alone_in_process:
             gc.unfreeze()
             gc.collect()

@@ -1,0 +1,72 @@
+"""The footer of a table: the same keys all game long, dimmed while they cannot act."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+from screens.drawing import KeptDrawing
+
+
+class TableKey(KeptDrawing, FooterKey):
+    """A footer key whose two drawings, lit and dimmed, are kept: two or three keys change
+    between them at every move, and drawing one anew cost more than a die."""
+
+    def drawing_key(self) -> bool:
+        return self._disabled
+
+
+class TableFooter(Footer):
+    """The footer, with the same keys all game long: a key that cannot act now (choosing
+    while an AI thinks, hurrying while a person chooses) is shown dimmed, not hidden (see
+    `TableScreen.check_action`). So when only which keys can act changes, the keys on show
+    are dimmed or lit where they are, in the same frame, instead of Textual's way of
+    removing every key and mounting new ones after the frame, which lays the whole screen
+    out again. Any other change (a game over, a new set of keys) goes Textual's way."""
+
+    def compose(self) -> ComposeResult:
+        """Textual's footer keys (one for each action, as `Footer` shows them), as
+        `TableKey`s. A table has no groups of keys and shows no palette key."""
+        if not self._bindings_ready:
+            return
+        keys: dict[str, TableKey] = {}
+        for _, binding, enabled, tooltip in self.screen.active_bindings.values():
+            if binding.show and binding.action not in keys:
+                keys[binding.action] = TableKey(
+                    binding.key,
+                    self.app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    disabled=not enabled,
+                    tooltip=tooltip,
+                )
+        self.styles.grid_size_columns = len(keys)
+        for key in keys.values():
+            yield key.data_bind(compact=Footer.compact)
+
+    def bindings_changed(self, screen: Screen) -> None:
+        ready = self._bindings_ready and self.app.app_focus and screen is self.screen
+        if not (ready and self._relit()):
+            super().bindings_changed(screen)
+
+    def _relit(self) -> bool:
+        """Dim or light the keys on show to match the screen's bindings; False when the
+        keys themselves differ (a key to add or remove) and nothing was changed."""
+        enabled: dict[str, bool] = {}
+        for _, binding, active, _ in self.screen.active_bindings.values():
+            if binding.show:
+                enabled.setdefault(binding.action, active)
+        keys = [key for key in self.children if isinstance(key, FooterKey)]
+        if [key.action for key in keys] != list(enabled):
+            return False
+        for key in keys:
+            disabled = not enabled[key.action]
+            if key.has_class("-disabled") != disabled:
+                key._disabled = disabled  # what a click on the key does: a bell, or the key
+                # The class says so, as in Textual's own footer, but restyling the key by
+                # its selectors costs more than the rest of the move: its own style says it.
+                key.set_class(disabled, "-disabled", update=False)
+                key.styles.text_style = "dim" if disabled else "none"
+        return True
