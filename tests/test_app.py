@@ -76,13 +76,19 @@ async def test_a_whole_game_through_the_ui(game):
         assert isinstance(app.screen, MenuScreen)
 
 
+async def until_asked(pilot) -> None:
+    """Let the table play until a person here is asked to choose."""
+    for _ in range(100):
+        await pilot.pause()
+        if getattr(pilot.app.screen, "awaiting_human", False):
+            return
+    raise AssertionError("no human decision came")
+
+
 async def test_human_is_prompted_by_name_with_every_option_to_click():
     app = quiet_app("victim", seats="human:Ana,Expert,Treacherous")
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(50):
-            await pilot.pause()
-            if app.screen.awaiting_human:
-                break
+        await until_asked(pilot)
         bar = app.screen.query_one(DecisionBar)
         prompt = str(bar.query_one("#prompt").render())
         assert prompt == "Ana, choose target and die:"
@@ -104,10 +110,7 @@ async def test_arrow_keys_and_enter_choose_from_the_options():
     chooses it (a person who tabs around the screen can play too)."""
     app = quiet_app("victim", seats="human:Ana,Expert,Treacherous")
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(50):
-            await pilot.pause()
-            if app.screen.awaiting_human:
-                break
+        await until_asked(pilot)
         table = app.screen
         grid = table.query_one(OptionGrid)
         assert grid.has_focus and grid.cursor == 0
@@ -260,13 +263,6 @@ of Vigo's Favor brings the human to a vote with a pot on the table)."""
 @pytest.mark.parametrize("game", list(TABLES))
 def test_snapshot_table_mid_game(snap_compare, game):
     seats, moves, seed = MID_GAME[game]
-
-    async def until_asked(pilot):
-        for _ in range(100):
-            await pilot.pause()
-            if getattr(pilot.app.screen, "awaiting_human", False):
-                return
-        raise AssertionError("no human decision came")
 
     async def a_few_moves(pilot):
         await until_asked(pilot)
