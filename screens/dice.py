@@ -203,8 +203,9 @@ class Die(KeptDrawing, Widget):
         return text
 
     def draw(self) -> Text:
-        """The face on show, boxed (`render` adds the tumble's style)."""
-        raise NotImplementedError
+        """The face on show, boxed (`render` adds the tumble's style); each die draws its
+        own faces, and a die that has none is an empty box."""
+        return self._boxed(self._centred(""))
 
     # --- drawing ---------------------------------------------------------------------
 

@@ -143,7 +143,8 @@ class OptionGrid(Widget, can_focus=True):
         return not self.labels
 
     def cell_region(self, index: int) -> Region:
-        """Where option `index` is drawn, relative to the widget (for a click)."""
+        """Where option `index` is drawn, relative to the widget (which has no padding),
+        as a click's offset would be."""
         for n, region in self._cells:
             if n == index:
                 return region
@@ -152,16 +153,8 @@ class OptionGrid(Widget, can_focus=True):
     # --- drawing ------------------------------------------------------------------------
 
     @staticmethod
-    def _widths(width: int) -> list[int]:
-        return list(_widths(width))
-
-    @staticmethod
-    def _wrapped(labels: Sequence[str], width: int) -> tuple[tuple[tuple[str, ...], ...], ...]:
-        return _wrapped(tuple(labels), width)
-
-    @classmethod
-    def _height(cls, labels: Sequence[str], width: int) -> int:
-        return sum(max(len(cell) for cell in row) for row in cls._wrapped(labels, width)) or 1
+    def _height(labels: tuple[str, ...], width: int) -> int:
+        return sum(max(len(cell) for cell in row) for row in _wrapped(labels, width)) or 1
 
     def get_content_height(self, container, viewport, width: int) -> int:
         return self._height(self._shape, width)
@@ -182,10 +175,10 @@ class OptionGrid(Widget, can_focus=True):
 
     def _draw(self, width: int, height: int, focused: bool) -> list[Strip]:
         base = self.rich_style
-        widths = self._widths(width)
+        widths = _widths(width)
         lines: list[list[Segment]] = []
         self._cells = []
-        for row_number, row in enumerate(self._wrapped(self._shape, width)):
+        for row_number, row in enumerate(_wrapped(self._shape, width)):
             rows = max(len(cell) for cell in row)
             top = len(lines)
             block = [[] for _ in range(rows)]
