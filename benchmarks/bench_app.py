@@ -226,7 +226,7 @@ async def cantina_keys(
     while len(timings) < count:
         seed += 1
         setup = TableSetup(game, settings[game], seats_from_text(seats), seed)
-        app = CantinaApp(start=setup, animation_speed=animation, ai_pace=0, save_preferences=False)
+        app = CantinaApp(start=setup, animation_speed=animation, pace=0, save_preferences=False)
         clock = FrameClock(app)
 
         def hook(message, clock=clock) -> None:

@@ -13,13 +13,33 @@ from pathlib import Path
 from typing import Any
 
 import cantina
+from cantina.games import GAMES, GameInfo, Setting
 
-DESCRIPTION = """\
-Cantina: chance-cube dice games from a space cantina, in your terminal.
-Three games: Vigo's Favor (vigo), Val-Des (valdes) and Victim! (victim)."""
+DESCRIPTION = "Cantina: chance-cube dice games from a space cantina, in your terminal.\n" + (
+    "Games: " + ", ".join(f"{info.title} ({info.id})" for info in GAMES.values()) + "."
+)
 
-GAME_IDS = ("vigo", "valdes", "victim")
-VIGO_VARIANTS = {"rising-stakes": "rising_stakes", "house-vigo": "house_vigo", "mercy": "mercy"}
+
+def settings_flags() -> dict[str, tuple[Setting, list[GameInfo]]]:
+    """Every number a table's settings take from the command line (`--ante`), with the
+    games that have it, from the registry."""
+    flags: dict[str, tuple[Setting, list[GameInfo]]] = {}
+    for info in GAMES.values():
+        for setting in info.choices():
+            if setting.kind is int:
+                flags.setdefault(setting.name, (setting, []))[1].append(info)
+    return flags
+
+
+def variant_names(info: GameInfo) -> dict[str, tuple[str, bool]]:
+    """The words `--variants` takes for a game: each yes-or-no setting by its flag name
+    (on) and with `no-` before it (off)."""
+    names: dict[str, tuple[str, bool]] = {}
+    for setting in info.choices():
+        if setting.kind is bool:
+            names[setting.flag] = (setting.name, True)
+            names[f"no-{setting.flag}"] = (setting.name, False)
+    return names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,20 +47,39 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cantina {cantina.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    def settings_options(sub: argparse.ArgumentParser) -> None:
+        """The table's settings, from the games' registry."""
+        variants = "; ".join(
+            f"{info.title}: {', '.join(n for n in variant_names(info) if not n.startswith('no-'))}"
+            for info in GAMES.values()
+            if variant_names(info)
+        )
+        sub.add_argument(
+            "--variants",
+            default="",
+            help=f"variants on (or off, with no- before one), comma-separated: {variants}",
+        )
+        for setting, infos in settings_flags().values():
+            games = ", ".join(info.title for info in infos)
+            what = setting.help.rstrip(".")
+            sub.add_argument(
+                f"--{setting.flag}",
+                type=int,
+                default=None,
+                metavar="N",
+                help=f"{games}: {what[:1].lower()}{what[1:]} "
+                f"({setting.low} to {setting.high}; default {setting.default})",
+            )
+
     def table_options(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("game", choices=GAME_IDS, help="which game")
+        sub.add_argument("game", choices=list(GAMES), help="which game")
         sub.add_argument(
             "--seats",
             required=True,
             help="one temperament per seat, comma-separated (see `cantina temperaments`)",
         )
         sub.add_argument("--seed", type=int, help="seed for the table's dice (default: random)")
-        sub.add_argument(
-            "--variants",
-            default="",
-            help="Vigo's Favor variants, comma-separated: " + ", ".join(VIGO_VARIANTS),
-        )
-        sub.add_argument("--ante", type=int, default=1, help="Val-Des ante (default 1)")
+        settings_options(sub)
 
     sim = commands.add_parser("sim", help="play many AI-only games and report the results")
     table_options(sim)
@@ -56,14 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("temperaments", help="list the AI temperaments")
 
     play = commands.add_parser("play", help="go straight to a table (no arguments: the menu)")
-    play.add_argument("game", choices=GAME_IDS, help="which game")
+    play.add_argument("game", choices=list(GAMES), help="which game")
     play.add_argument(
         "--seats",
         help="`you` for a person (or `human:Name`), else a temperament; default: you and AIs",
     )
     play.add_argument("--seed", type=int, help="seed for the table's dice (default: random)")
-    play.add_argument("--variants", default="", help="Vigo's Favor variants, comma-separated")
-    play.add_argument("--ante", type=int, default=1, help="Val-Des ante (default 1)")
+    settings_options(play)
 
     campaigns = commands.add_parser("campaigns", help="list the saved campaigns")
     resume = commands.add_parser("resume", help="open a saved campaign where it stopped")
@@ -101,13 +139,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-DEFAULT_PLAY_SEATS = {
-    "vigo": "you,Expert,Bold,Cautious",
-    "valdes": "you,Expert,Superstitious",
-    "victim": "you,Expert,Treacherous",
-}
-
-
 def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | None = None) -> int:
     """Open the cantina: the menu, a table set from `cantina play`'s arguments, or a
     saved campaign."""
@@ -119,14 +150,15 @@ def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | Non
         from cantina.seating import TableSetup, seats_from_text
 
         try:
-            seats = seats_from_text(args.seats or DEFAULT_PLAY_SEATS[args.game])
+            seats = seats_from_text(args.seats or GAMES[args.game].play_seats)
             settings = checked(table_settings(args.game, len(seats), args))
         except ValueError as err:
             raise SystemExit(f"cantina: {err}") from None
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
         start = TableSetup(args.game, settings, seats, seed)
-    CantinaApp(start=start, resume=resume, save_dir=save_folder(args)).run()
-    return 0
+    app = CantinaApp(start=start, resume=resume, save_dir=save_folder(args))
+    app.run()
+    return app.return_code or 0
 
 
 def save_folder(args: argparse.Namespace) -> Path:
@@ -136,25 +168,33 @@ def save_folder(args: argparse.Namespace) -> Path:
 
 
 def table_settings(game: str, seats: int, args: argparse.Namespace) -> Any:
-    """The settings a command-line table gets: the defaults, plus what was asked for."""
-    from cantina.games import GAMES
-
-    settings_type = GAMES[game].settings
-    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    if game == "vigo":
-        unknown = [v for v in variants if v not in VIGO_VARIANTS]
-        if unknown:
+    """The settings a command-line table gets: its game's table defaults, plus what was
+    asked for (unchecked: `checked` applies the settings' bounds)."""
+    info = GAMES[game]
+    low, high = info.seats
+    if not low <= seats <= high:
+        many = f"exactly {low}" if low == high else f"{low} to {high}"
+        raise SystemExit(f"cantina: {info.title} is for {many} seats, not {seats}")
+    chosen: dict[str, Any] = {}
+    own = {setting.name for setting in info.choices()}
+    for name, (setting, infos) in settings_flags().items():
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if name not in own:
+            games = " and ".join(i.title for i in infos)
+            raise SystemExit(f"cantina: --{setting.flag} applies to {games} only")
+        chosen[name] = value
+    names = variant_names(info)
+    for word in (w.strip() for w in args.variants.split(",") if w.strip()):
+        if word not in names:
+            known = ", ".join(n for n in names if not n.startswith("no-")) or "none"
             raise SystemExit(
-                f"cantina: unknown variant {unknown[0]!r}; choose from " + ", ".join(VIGO_VARIANTS)
+                f"cantina: unknown variant {word!r} for {info.title}; its variants: {known}"
             )
-        return settings_type(seats=seats, **{VIGO_VARIANTS[v]: True for v in variants})
-    if variants:
-        raise SystemExit("cantina: --variants applies to Vigo's Favor only")
-    if game == "valdes":
-        return settings_type(seats=seats, ante=args.ante)
-    if seats != 3:
-        raise SystemExit(f"cantina: Victim! is for exactly 3 seats, not {seats}")
-    return settings_type()
+        name, on = names[word]
+        chosen[name] = on
+    return info.settings_for(seats, **chosen)
 
 
 def parse_seats(text: str) -> list[Any]:

@@ -1,19 +1,29 @@
-"""A table in play: the one place a decision is applied, whoever made it.
+"""A table in play: its game, the moves made in it, and the whole story of the game.
 
-Local people, AI seats, a resumed save and remote SSH seats all submit their choices
-here, so the record of moves, the autosave of a campaign and every watching screen see
-the same decisions in the same order. Nothing here imports textual.
+Local people, AI seats, a resumed save and remote SSH seats all submit their choices here,
+so the record of moves, the autosave of a campaign and every screen following the table
+see the same decisions in the same order.
+
+The table also keeps the current game's whole event log, step by step (the opening, then
+the events of each decision) with the state each step left. So any screen that starts
+following a table late (a spectator at turn 30, a player who rejoins, a resumed campaign,
+a replay) draws the same board and tells the same story as one that was there from the
+start, and a screen shown the log only up to some event (the turn driver paces them)
+draws the state as it stood then. Nothing here imports textual.
 """
 
 from __future__ import annotations
 
+import bisect
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
+
+import msgspec
 
 from cantina.ai.player import TableAI
 from cantina.games.dice import Dice
-from cantina.games.events import Event
+from cantina.games.events import POT, Event, HealthChanged, Scored, Transfer
 from cantina.games.table import Action, Game, Move
 from cantina.seating import TableSetup
 
@@ -22,6 +32,10 @@ Listener = Callable[[Sequence[Event]], None]
 
 class Keeper(Protocol):
     """Who keeps a table's record between decisions (a campaign), if anyone."""
+
+    @property
+    def over(self) -> bool:
+        """Whether the series has ended (no next game will come)."""
 
     def recorded(self, table: LiveTable) -> None:
         """After each decision: keep the table as it now stands (autosave)."""
@@ -34,28 +48,60 @@ class Keeper(Protocol):
 
 
 class LiveTable:
-    """A game and its seats, the moves made in it, and who is told of each decision."""
+    """A game and its seats, the moves and events of the game so far, and who is told."""
 
     def __init__(
         self,
         setup: TableSetup,
         game: Game[Any] | None = None,
         *,
-        moves: Sequence[Move] = (),
         keeper: Keeper | None = None,
         ai_dice: Dice | None = None,
     ) -> None:
         self.setup = setup
-        self.game: Game[Any] = game if game is not None else setup.new_game()
         self.ai = TableAI(setup.temperaments())
         self.ai_dice = ai_dice if ai_dice is not None else Dice(ai_seed(setup.seed))
         """The AI seats' own random source: apart from the table's dice, so the moves
         alone replay a game, and saved with it, so a resumed table's AI chooses as it
         would have."""
-        self.moves: list[Move] = list(moves)
-        """The decisions made in the current game, in order: with its start, its replay."""
         self.keeper = keeper
+        self.number = 1
+        """Which game this is at the table: the next game is a new story (and a screen
+        that sees the number change starts drawing it afresh)."""
         self._listeners: list[Listener] = []
+        self._begin(game if game is not None else setup.new_game())
+
+    @classmethod
+    def resumed(
+        cls,
+        setup: TableSetup,
+        start: Game[Any],
+        moves: Iterable[Move],
+        *,
+        keeper: Keeper | None = None,
+        ai_dice: Dice | None = None,
+    ) -> LiveTable:
+        """The table of a game that began as `start` and has had `moves` made since,
+        rebuilt with its whole story, as if it had been there from the start. Nothing is
+        recorded or announced on the way (IllegalAction for a move the rules refuse)."""
+        table = cls(setup, start, ai_dice=ai_dice)
+        for move in moves:
+            table._apply(move.seat, move.action)
+        table.keeper = keeper
+        return table
+
+    def _begin(self, game: Game[Any]) -> None:
+        self.game: Game[Any] = game
+        self.moves: list[Move] = []
+        """The decisions made in the current game, in order: with its start, its replay."""
+        self.log: list[Event] = list(game.opening_events)
+        """Everything that has happened in the current game, in order."""
+        self.steps: list[int] = [0]
+        """Where each step of the log begins: step 0 is the opening, step k the events of
+        the k-th move."""
+        self._after: list[bytes] = [msgspec.json.encode(game.state)]
+        """The state each step left, encoded (a copy the game's own cannot change)."""
+        self._view: tuple[int, int, Any] | None = None
 
     @property
     def campaign(self) -> bool:
@@ -66,59 +112,96 @@ class LiveTable:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def ai_move(self) -> Action:
-        """The AI's choice for the pending seat (safe in a worker thread: it changes only
-        the AI's own dice, and the game not at all)."""
-        return self.ai.choose(self.game, self.ai_dice)
+    def ai_move(self, game: Game[Any] | None = None) -> Action:
+        """The AI's choice for the pending seat of `game` (by default the table's own; a
+        copy, when thinking in another thread while the table may change). It changes
+        only the AI's own dice."""
+        return self.ai.choose(game if game is not None else self.game, self.ai_dice)
 
     def submit(self, seat: int, action: Action) -> list[Event]:
         """Apply one decision (IllegalAction, and no change, when it is not on offer),
         record it, let the keeper save it, then tell every listener."""
-        events = self.game.apply(seat, action)
-        self.moves.append(Move(seat, action))
+        events = self._apply(seat, action)
         if self.keeper is not None:
             self.keeper.recorded(self)
         self._tell(events)
+        return events
+
+    def _apply(self, seat: int, action: Action) -> list[Event]:
+        events = self.game.apply(seat, action)
+        self.moves.append(Move(seat, action))
+        self.steps.append(len(self.log))
+        self.log.extend(events)
+        self._after.append(msgspec.json.encode(self.game.state))
         return events
 
     def next_game(self) -> list[Event]:
         """Start the next round, game or match (ValueError when the series cannot go on)."""
         if self.game.pending is not None:
             raise ValueError("the current game is not over yet")
-        if self.keeper is not None:
-            game = self.keeper.next_game(self)
-        else:
-            game = _next_in_series(self.game)
-        self.game = game
-        self.moves = []
-        events = list(game.opening_events)
+        game = self.keeper.next_game(self) if self.keeper is not None else self.game.next_game()
+        self.number += 1
+        self._begin(game)
+        events = list(self.log)
         self._tell(events)
         return events
 
     def status(self) -> str:
         return self.keeper.status(self) if self.keeper is not None else ""
 
+    def key_moments(self) -> list[Event]:
+        """The events of this game a result recalls, the same for every viewer."""
+        kinds = type(self.game).key_moments
+        return [event for event in self.log if isinstance(event, kinds)]
+
+    def state_at(self, shown: int) -> Any:
+        """The game's state as a viewer who has been shown the first `shown` events of
+        the log sees it: the state the last whole step left, with the figures (banks, the
+        pot, health, scores) that the events shown since have moved, so nothing on a board
+        tells what the dice are still to tell. Read it; do not change it."""
+        if shown >= len(self.log):
+            return self.game.state
+        if self._view is not None and self._view[:2] == (self.number, shown):
+            return self._view[2]
+        step = bisect.bisect_right(self.steps, shown) - 1
+        begins = self.steps[step]
+        state_type = type(self.game.state)
+        if step == 0:  # the opening happened as the game was made: undo its figures
+            ends = self.steps[1] if len(self.steps) > 1 else len(self.log)
+            state = msgspec.json.decode(self._after[0], type=state_type)
+            for event in reversed(self.log[:ends]):
+                move_figures(state, event, undo=True)
+        else:
+            state = msgspec.json.decode(self._after[step - 1], type=state_type)
+        for event in self.log[begins:shown]:
+            move_figures(state, event)
+        self._view = (self.number, shown, state)
+        return state
+
     def _tell(self, events: Sequence[Event]) -> None:
         for listener in list(self._listeners):
             listener(events)
 
 
+def move_figures(state: Any, event: Event, *, undo: bool = False) -> None:
+    """Move the figures an event reports (credits, health, scores) in `state`, or back.
+
+    Not a rule: the events say what moved and by how much; this is their bookkeeping, so
+    a board can show each payment as it is told. The tests check that a step's events
+    moved this way give the figures the rules left."""
+    sign = -1 if undo else 1
+    if isinstance(event, Transfer):
+        for account, change in ((event.source, -event.amount), (event.target, event.amount)):
+            if account == POT:
+                state.pot += sign * change
+            else:
+                state.banks[account] += sign * change
+    elif isinstance(event, HealthChanged):
+        state.health[event.seat] = event.health - (event.delta if undo else 0)
+    elif isinstance(event, Scored):
+        state.scores[event.seat] = event.total - (event.points if undo else 0)
+
+
 def ai_seed(seed: int) -> int:
     """The AI's seed at a table with this seed: fixed by it, yet a stream of its own."""
     return random.Random(f"cantina-ai:{seed}").getrandbits(63)
-
-
-def _next_in_series(game: Game[Any]) -> Game[Any]:
-    """What follows a finished game at a table that is not a campaign: the same dice go on."""
-    from cantina.games.valdes import ValDesGame
-    from cantina.games.victim import VictimGame
-    from cantina.games.vigo import VigoGame
-
-    if isinstance(game, VigoGame):
-        return game.next_round()
-    if isinstance(game, VictimGame):
-        return game.rematch()
-    if isinstance(game, ValDesGame):
-        s = game.state
-        return ValDesGame.new(s.settings, game.dice, banks=s.banks)
-    raise TypeError(f"no next game for {type(game).__name__}")

@@ -1,4 +1,4 @@
-"""A player's remembered choices (theme, animation speed, AI pace), kept between runs.
+"""A player's remembered choices (theme, animation speed, pace), kept between runs.
 
 Stored as a small JSON file in the user's config folder (platformdirs), or under
 `CANTINA_CONFIG_DIR` when set (tests, or a portable install). A damaged file is reported
@@ -20,8 +20,9 @@ SPEEDS = {"off": 0.0, "fast": 0.5, "normal": 1.0, "slow": 1.6}
 class Preferences(msgspec.Struct, kw_only=True):
     theme: str = "cantina-amber"
     animation: str = "normal"
-    ai_pace: Annotated[float, msgspec.Meta(ge=0.0, le=5.0)] = 0.9
-    """Seconds an AI seat waits before acting, so a person can follow."""
+    pace: Annotated[float, msgspec.Meta(ge=0.0, le=5.0)] = 0.5
+    """Seconds each thing that happens at a table (a roll, a payment, a call) stays on
+    show before the next, and an AI seat thinks, so a person can follow."""
 
     @property
     def animation_speed(self) -> float:

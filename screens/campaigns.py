@@ -13,11 +13,14 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from cantina.app import stylesheets
-from cantina.campaign.check import Damaged
-from cantina.campaign.store import Entry, InUse
+from cantina.campaign.errors import CampaignError
+from cantina.campaign.store import Entry
 from cantina.games import GAMES
 from screens.dialogs import AskScreen, ConfirmScreen
+from screens.services import UsesApp
+from screens.setup import SetupScreen
+from screens.standings import StandingsScreen
+from screens.stylesheets import stylesheets
 
 
 class ChooseGameScreen(ModalScreen[None]):
@@ -26,30 +29,29 @@ class ChooseGameScreen(ModalScreen[None]):
     CSS_PATH = stylesheets("campaigns.tcss")
 
     BINDINGS = [
-        Binding("v", "choose('vigo')", "Vigo's Favor", id="campaign.vigo"),
-        Binding("d", "choose('valdes')", "Val-Des", id="campaign.valdes"),
-        Binding("i", "choose('victim')", "Victim!", id="campaign.victim"),
+        *(
+            Binding(info.key, f"choose({info.id!r})", info.title, id=f"campaign.{info.id}")
+            for info in GAMES.values()
+        ),
         Binding("escape", "dismiss", "Back", id="campaign.back"),
     ]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content("A new campaign: which game?"))
-            for game, key in (("vigo", "v"), ("valdes", "d"), ("victim", "i")):
-                yield Button(Content(f"{GAMES[game].title}  [{key}]"), id=f"campaign-{game}")
+            for info in GAMES.values():
+                yield Button(Content(f"{info.title}  [{info.key}]"), id=f"campaign-{info.id}")
         yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_choose((event.button.id or "").removeprefix("campaign-"))
 
     def action_choose(self, game: str) -> None:
-        from screens.setup import SetupScreen
-
         self.dismiss()
         self.app.push_screen(SetupScreen(game, campaign=True))
 
 
-class CampaignsScreen(Screen[None]):
+class CampaignsScreen(UsesApp, Screen[None]):
     """Every saved campaign, newest first; damaged saves are listed with their reason and
     are never written to (they can only be exported, to be looked at)."""
 
@@ -66,7 +68,7 @@ class CampaignsScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.store = self.app.campaigns()
+        self.store = self.cantina.campaigns()
         self.entries: list[Entry] = []
 
     def compose(self) -> ComposeResult:
@@ -80,11 +82,11 @@ class CampaignsScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "export":
-            return self.app.files_on_host
+            return self.cantina.files_on_host
         return True
 
     def on_screen_resume(self) -> None:
-        self.app.back_at(self)  # back from a campaign's table: its lock goes
+        self.cantina.back_at(self)  # back from a campaign's table: its lock goes
         if self.is_mounted:
             self.reload()
 
@@ -98,7 +100,9 @@ class CampaignsScreen(Screen[None]):
         listing.add_options(_option(entry) for entry in self.entries)
         count = len(self.entries)
         # over SSH the host's folders are none of the player's business
-        title = f"Campaigns in {self.store.folder}" if self.app.files_on_host else "Your campaigns"
+        title = (
+            f"Campaigns in {self.store.folder}" if self.cantina.files_on_host else "Your campaigns"
+        )
         title += (
             "\nEnter or r resumes the highlighted one."
             if count
@@ -130,14 +134,12 @@ class CampaignsScreen(Screen[None]):
     def action_resume(self) -> None:
         entry = self.usable()
         if entry is not None:
-            self.app.play_campaign(entry.path)
+            self.cantina.play_campaign(entry.path)
 
     def action_standings(self) -> None:
-        from screens.standings import StandingsScreen
-
         entry = self.usable()
         if entry is not None and entry.campaign is not None:
-            self.app.push_screen(StandingsScreen(entry.campaign, closing=False))
+            self.app.push_screen(StandingsScreen(entry.campaign))
 
     def action_rename(self) -> None:
         entry = self.usable()
@@ -171,7 +173,7 @@ class CampaignsScreen(Screen[None]):
 
     def action_export(self) -> None:
         entry = self.selected()
-        if entry is None or not self.app.files_on_host:
+        if entry is None or not self.cantina.files_on_host:
             return
 
         def export(where: str | None) -> None:
@@ -193,7 +195,7 @@ class CampaignsScreen(Screen[None]):
         """Run a change to a save; say why when it cannot be made, then list again."""
         try:
             change()
-        except (InUse, Damaged, OSError) as err:
+        except (CampaignError, OSError) as err:
             self.notify(str(err), title="Not done", severity="error")
         self.reload(keep)
 

@@ -1,5 +1,5 @@
-"""Small modal screens: the too-small notice, the hot-seat hand-off, the log, and the
-questions asked before changing a saved campaign."""
+"""Small modal screens: the hot-seat hand-off, the log, and the questions asked before
+changing a saved campaign."""
 
 from __future__ import annotations
 
@@ -10,19 +10,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, RichLog, Static
 
-from cantina.app import stylesheets
-
-
-class TooSmallScreen(ModalScreen[None]):
-    """Shown instead of a broken layout while the terminal is below 80x24."""
-
-    DEFAULT_CSS = """
-    TooSmallScreen { align: center middle; }
-    TooSmallScreen > Static { width: auto; max-width: 100%; padding: 0 1; }
-    """
-
-    def compose(self) -> ComposeResult:
-        yield Static("Please enlarge the terminal to at least 80 x 24.", id="too-small")
+from screens.stylesheets import stylesheets
 
 
 class HandOffScreen(ModalScreen[bool]):

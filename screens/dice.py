@@ -26,10 +26,9 @@ from textual.widget import Widget
 
 from cantina.games.dice import Colour
 from cantina.games.victim import NEUTRAL_DIE, SABOTAGE_DIE, SUPPORT_DIE
+from cantina.pace import TUMBLE_SECONDS
 from screens.drawing import KeptDrawing
 
-TUMBLE_SECONDS = 0.45
-"""How long a tumble lasts at animation speed 1."""
 TUMBLE_FRAMES = 8
 """How many random faces a tumble shows before it settles."""
 

@@ -12,6 +12,9 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
+from cantina.games import GAMES
+from screens.services import UsesApp
+
 TITLE_ART = r"""
   ____    _    _   _ _____ ___ _   _    _
  / ___|  / \  | \ | |_   _|_ _| \ | |  / \
@@ -19,12 +22,6 @@ TITLE_ART = r"""
 | |___ / ___ \| |\  | | |  | || |\  |/ ___ \
  \____/_/   \_\_| \_| |_| |___|_| \_/_/   \_\
 """
-
-GAMES = (
-    ("vigo", "Vigo's Favor", "v", "Roll your chance cube to stay in the Vigo's favor"),
-    ("valdes", "Val-Des", "d", "Call the hidden cube: Val or Des, seven sets"),
-    ("victim", "Victim!", "i", "Three players, shifting alliances, one Victim"),
-)
 
 
 class MenuButton(Button):
@@ -105,13 +102,14 @@ class MenuButton(Button):
         return [base for base in super()._node_bases if base is not Button]
 
 
-class MenuScreen(Screen[None]):
+class MenuScreen(UsesApp, Screen[None]):
     """The first screen: pick a game, or resume, read the rules, change settings, quit."""
 
     BINDINGS = [
-        Binding("v", "game('vigo')", "Vigo's Favor", id="menu.vigo"),
-        Binding("d", "game('valdes')", "Val-Des", id="menu.valdes"),
-        Binding("i", "game('victim')", "Victim!", id="menu.victim"),
+        *(
+            Binding(info.key, f"game({info.id!r})", info.title, id=f"menu.{info.id}")
+            for info in GAMES.values()
+        ),
         Binding("c", "new_campaign", "New campaign", id="menu.new_campaign", show=False),
         Binding("u", "resume", "Resume", id="menu.resume", show=False),
         Binding("r", "rules", "Rules", id="menu.rules"),
@@ -124,9 +122,12 @@ class MenuScreen(Screen[None]):
             yield Static(TITLE_ART.strip("\n"), id="title-art")
             yield Static("chance-cube games from the back room of a space cantina", id="tagline")
             with Center(id="menu-buttons"):
-                for game, title, key, _ in GAMES:
+                for info in GAMES.values():
                     yield MenuButton(
-                        Content(f"{title}  [{key}]"), id=f"play-{game}", classes="game"
+                        Content(f"{info.title}  [{info.key}]"),
+                        id=f"play-{info.id}",
+                        classes="game",
+                        tooltip=info.blurb,
                     )
                 yield MenuButton(Content("New campaign  [c]"), id="new-campaign")
                 yield MenuButton(Content("Resume a campaign  [u]"), id="resume")
@@ -137,20 +138,20 @@ class MenuScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#play-vigo", Button).focus()
-        if not self.app.campaigns_allowed:
+        if not self.cantina.campaigns_allowed:
             for button in ("#new-campaign", "#resume"):
                 self.query_one(button, Button).disabled = True
                 self.query_one(button, Button).tooltip = "Campaigns need a key to come back with"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("new_campaign", "resume"):
-            return self.app.campaigns_allowed
+            return self.cantina.campaigns_allowed
         return True
 
     def on_screen_resume(self) -> None:
         """Back at the menu: any campaign that was being played is put away (it saved
         itself after every decision), so another cantina may open it."""
-        self.app.back_at(self)
+        self.cantina.back_at(self)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         button = event.button.id or ""
@@ -183,7 +184,7 @@ class MenuScreen(Screen[None]):
         self.app.push_screen(CampaignsScreen())
 
     def action_rules(self) -> None:
-        self.app.action_rules()
+        self.cantina.action_rules()
 
     def action_settings(self) -> None:
         from screens.settings import SettingsScreen

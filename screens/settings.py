@@ -1,4 +1,4 @@
-"""Settings: the theme, dice animation and AI pace, remembered between runs."""
+"""Settings: the theme, dice animation and pace, remembered between runs."""
 
 from __future__ import annotations
 
@@ -8,23 +8,26 @@ from textual.containers import Grid, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Select, Static
 
+from cantina.pace import TUMBLE_SECONDS
 from cantina.preferences import SPEEDS
+from screens.services import UsesApp
 
-PACES = (("instant", 0.0), ("quick", 0.4), ("steady", 0.9), ("leisurely", 1.6))
+PACES = (("instant", 0.0), ("quick", 0.25), ("steady", 0.5), ("leisurely", 1.0))
+"""Seconds each thing that happens at a table stays on show, by name."""
 
 
-class SettingsScreen(Screen[None]):
+class SettingsScreen(UsesApp, Screen[None]):
     BINDINGS = [Binding("escape", "back", "Back", id="settings.back")]
 
     def compose(self) -> ComposeResult:
-        app = self.app
+        app = self.cantina
         with Vertical(id="settings"):
             yield Static("Settings", id="settings-title")
             with Grid(id="settings-grid"):
                 yield Static("Theme")
                 yield Select(
-                    [(name, name) for name in sorted(app.available_themes)],
-                    value=app.theme,
+                    [(name, name) for name in sorted(self.app.available_themes)],
+                    value=self.app.theme,
                     allow_blank=False,
                     id="theme",
                 )
@@ -35,10 +38,10 @@ class SettingsScreen(Screen[None]):
                     allow_blank=False,
                     id="animation",
                 )
-                yield Static("AI pace")
+                yield Static("Pace")
                 yield Select(
                     [(name, pace) for name, pace in PACES],
-                    value=min(PACES, key=lambda p: abs(p[1] - app.ai_pace))[1],
+                    value=min(PACES, key=lambda p: abs(p[1] - app.pace.beat))[1],
                     allow_blank=False,
                     id="pace",
                 )
@@ -46,15 +49,16 @@ class SettingsScreen(Screen[None]):
         yield Footer()
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        app = self.app
+        app = self.cantina
         if event.select.id == "theme":
-            app.theme = event.value  # remembered by the app's theme watcher
+            self.app.theme = str(event.value)  # remembered by the app's theme watcher
             return
         if event.select.id == "animation":
-            app.preferences.animation = event.value
-            app.animation_speed = SPEEDS[event.value]
+            app.preferences.animation = str(event.value)
+            app.animation_speed = SPEEDS[str(event.value)]
+            app.pace.roll = TUMBLE_SECONDS * app.animation_speed  # every table, at once
         elif event.select.id == "pace":
-            app.preferences.ai_pace = app.ai_pace = event.value
+            app.preferences.pace = app.pace.beat = float(event.value)  # type: ignore[arg-type]
         app.store_preferences()
 
     def action_back(self) -> None:

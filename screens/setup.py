@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,14 +13,11 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Select, Static
 
 from cantina.ai.temperament import temperaments
+from cantina.campaign.errors import CampaignError
+from cantina.campaign.series import Campaign, rounds_for
 from cantina.games import GAMES
-from cantina.games.valdes import ValDesSettings
-from cantina.games.victim import VictimSettings
-from cantina.games.vigo import VigoSettings
 from cantina.seating import Seat, TableSetup, clean_name
-
-if TYPE_CHECKING:
-    from cantina.campaign.series import Campaign
+from screens.services import UsesApp
 
 HUMAN = "human"
 
@@ -36,9 +33,6 @@ class Tick(Checkbox):
 
 
 DEFAULT_AI = ("Expert", "Bold", "Cautious", "Reckless", "Superstitious", "Treacherous", "Loyal")
-SEAT_RANGE = {"vigo": (2, 8), "valdes": (2, 8), "victim": (3, 3)}
-LENGTH_WORDS = {"vigo": "Laps", "valdes": "Games", "victim": "Matches"}
-"""How a campaign's length is counted: a Vigo's Favor lap gives every seat the title once."""
 
 
 def picker(values: range, value: int, id: str, **kwargs) -> Select[int]:
@@ -48,7 +42,7 @@ def picker(values: range, value: int, id: str, **kwargs) -> Select[int]:
     )
 
 
-class SetupScreen(Screen[None]):
+class SetupScreen(UsesApp, Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="setup.start"),
         Binding("escape", "back", "Back", id="setup.back"),
@@ -58,17 +52,20 @@ class SetupScreen(Screen[None]):
     def __init__(self, game: str, *, campaign: bool = False) -> None:
         super().__init__()
         self.game = game
+        self.info = GAMES[game]
         self.campaign = campaign
         """Set up a campaign (a name, its length) rather than a single table."""
-        low, high = SEAT_RANGE[game]
+        low, high = self.info.seats
         self.seat_range = range(low, high + 1)
+        self.choices = self.info.choices()
+        """The settings a person chooses here, from the game's registry entry."""
 
     def compose(self) -> ComposeResult:
         kinds = [("Human", HUMAN)] + [(t.name, t.name) for t in temperaments().values()]
         low = self.seat_range[0]
         with Vertical(id="setup"):
             what = "a new campaign" if self.campaign else "set the table"
-            yield Static(Content(f"{GAMES[self.game].title}: {what}"), id="setup-title")
+            yield Static(Content(f"{self.info.title}: {what}"), id="setup-title")
             if self.campaign:
                 with Horizontal(classes="setup-line", id="campaign-line"):
                     yield from self.compose_campaign()
@@ -108,27 +105,27 @@ class SetupScreen(Screen[None]):
     def compose_campaign(self) -> ComposeResult:
         yield Static("Name ", classes="label")
         yield Input(value="Campaign", id="campaign-name", compact=True, max_length=40)
-        length = LENGTH_WORDS[self.game]
-        yield Static(f"  {length} ", classes="label")
-        yield picker(range(1, 21), 2 if self.game == "vigo" else 5, "campaign-length")
+        yield Static(f"  {self.info.length_word} ", classes="label")
+        yield picker(range(1, 21), self.info.length, "campaign-length")
         if self.game == "victim":
             yield Static("  Match stake ", classes="label")
             yield picker(range(0, 11), 5, "match-stake")
 
     def compose_settings(self) -> ComposeResult:
-        if self.game == "vigo":
-            yield Static("Stake limit ", classes="label")
-            yield picker(range(1, 10), 5, "stake-limit")
-            yield Tick("Rising Stakes", id="rising", compact=True)
-            yield Tick("House Vigo", id="house", compact=True)
-            yield Tick("Vigo's Mercy", id="mercy", compact=True)
-        elif self.game == "valdes":
-            yield Static("Ante ", classes="label")
-            yield picker(range(0, 6), 1, "ante")
-        else:
-            yield Static("Health ", classes="label")
-            yield picker(range(3, 9), 5, "health")
-            yield Tick("Rematch bonus", value=True, id="rematch", compact=True)
+        """A tick for each yes-or-no setting, a list of numbers for each other one, as the
+        game's settings declare them (their help is the tooltip)."""
+        for setting in self.choices:
+            if setting.kind is bool:
+                yield Tick(
+                    setting.title,
+                    value=bool(setting.default),
+                    id=setting.flag,
+                    compact=True,
+                    tooltip=setting.help,
+                )
+            else:
+                yield Static(f"{setting.title} ", classes="label")
+                yield picker(setting.offered(), setting.default, setting.flag, tooltip=setting.help)
 
     def compose_more(self) -> ComposeResult:
         """Further lines above the buttons, for a subclass (a shared table's stand-in)."""
@@ -170,26 +167,16 @@ class SetupScreen(Screen[None]):
         seed = int(seed_text) if seed_text else int.from_bytes(os.urandom(4), "big")
         return TableSetup(self.game, self.settings(count), tuple(seats), seed)
 
-    def settings(self, count: int):
-        if self.game == "vigo":
-            return VigoSettings(
-                seats=count,
-                stake_limit=self.query_one("#stake-limit", Select).value,
-                rising_stakes=self.query_one("#rising", Tick).value,
-                house_vigo=self.query_one("#house", Tick).value,
-                mercy=self.query_one("#mercy", Tick).value,
-            )
-        if self.game == "valdes":
-            return ValDesSettings(seats=count, ante=self.query_one("#ante", Select).value)
-        return VictimSettings(
-            starting_health=self.query_one("#health", Select).value,
-            rematch_bonus=self.query_one("#rematch", Tick).value,
-        )
+    def settings(self, count: int) -> Any:
+        """The table's settings: what was chosen here, for `count` seats."""
+        chosen = {}
+        for setting in self.choices:
+            widget = self.query_one(f"#{setting.flag}", Tick if setting.kind is bool else Select)
+            chosen[setting.name] = widget.value
+        return self.info.settings_for(count, **chosen)
 
     def new_campaign(self) -> Campaign:
         """The campaign this screen describes (ValueError when the parts do not fit)."""
-        from cantina.campaign.series import Campaign, rounds_for
-
         setup = self.table()
         length = self.query_one("#campaign-length", Select).value
         rounds = rounds_for(self.game, setup.settings, len(setup.seats), length)
@@ -212,36 +199,31 @@ class SetupScreen(Screen[None]):
             self.action_back()
 
     def action_start(self) -> None:
-        from screens.tables import table_screen
-
         if self.campaign:
             self.start_campaign()
             return
-        setup = self.table()
         try:
-            screen = table_screen(setup)
+            setup = self.table()
+            setup.new_game()  # the settings' own checks, before the table is set
         except ValueError as err:
             self.notify(str(err), title="Cannot start", severity="warning")
             return
-        self.app.switch_screen(screen)
+        self.cantina.open_table(setup, instead_of=self)
 
     def start_campaign(self) -> None:
         """Save the new campaign, then sit down at its first table."""
-        from cantina.campaign.check import Damaged
-        from cantina.campaign.store import InUse
-
         try:
             campaign = self.new_campaign()
-            store = self.app.campaigns()
-            session = store.open(store.create(campaign))
-        except (ValueError, OSError, InUse, Damaged) as err:
+            store = self.cantina.campaigns()
+            opened = store.open(store.create(campaign))
+        except (ValueError, OSError, CampaignError) as err:
             self.notify(str(err), title="Cannot start the campaign", severity="warning")
             return
         self.app.pop_screen()
-        self.app.sit_down(session)
+        self.cantina.sit_down(opened)
 
     def action_back(self) -> None:
         self.app.pop_screen()
 
     def action_rules(self) -> None:
-        self.app.action_rules(self.game)
+        self.cantina.action_rules(self.game)

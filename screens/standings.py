@@ -3,6 +3,7 @@ the way into a replay of any round."""
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -10,15 +11,16 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Footer, Static
 
-from cantina.app import stylesheets
-from cantina.campaign.series import UNIT_WORDS, Campaign
-from cantina.live import LiveTable
+from cantina.campaign.series import Campaign
+from cantina.games import GAMES
 from screens.dialogs import AskScreen
+from screens.services import UsesApp
+from screens.stylesheets import stylesheets
 
 
-class StandingsScreen(ModalScreen[None]):
-    """Where a campaign stands. At its end (`closing`) leaving goes back to the cantina;
-    looked at mid-campaign or from the saves list, it goes back to where it came from."""
+class StandingsScreen(UsesApp, ModalScreen[None]):
+    """Where a campaign stands: at its end, looked at mid-campaign or from the saves list.
+    Leaving goes back to where it was opened from."""
 
     CSS_PATH = stylesheets("campaigns.tcss")
 
@@ -27,14 +29,13 @@ class StandingsScreen(ModalScreen[None]):
         Binding("b,escape", "back", "Back", id="standings.back"),
     ]
 
-    def __init__(self, campaign: Campaign, *, closing: bool = True) -> None:
+    def __init__(self, campaign: Campaign) -> None:
         super().__init__()
         self.campaign = campaign
-        self.closing = closing
 
     def compose(self) -> ComposeResult:
         c = self.campaign
-        unit = UNIT_WORDS[c.game]
+        info = GAMES[c.game]
         with Vertical(id="standings-box"):
             yield Static(Content(self.headline()), id="standings-title")
             table: DataTable[str] = DataTable(
@@ -42,25 +43,24 @@ class StandingsScreen(ModalScreen[None]):
             )
             table.add_column("Seat")
             table.add_column("Bank")
-            table.add_column(f"{unit.title()}{'es' if c.game == 'victim' else 's'} won")
-            if c.game == "vigo":
-                table.add_column("As Vigo")
+            table.add_column(f"{info.units.title()} won")
+            if info.title_holder:
+                table.add_column(f"As {info.title_holder}")
             table.add_column("Best streak")
             table.add_column("Luck", key="luck")
             for s in sorted(c.standings(), key=lambda s: (-s.bank, s.seat)):
                 row = [s.name, str(s.bank), str(s.won)]
-                if c.game == "vigo":
+                if info.title_holder:
                     row.append(str(s.vigo))
                 row += [str(s.best_streak), f"{s.luck:+.1f}"]
                 table.add_row(*row)
             yield table
-            yield Static(Content(LUCK_WORDS[c.game]), classes="hint")
+            yield Static(Content(info.luck), classes="hint")
             with Horizontal(id="standings-buttons"):
                 yield Button(
                     Content("Replay a round  [p]"), id="replay", disabled=not self.rounds()
                 )
-                back = "Back to the cantina  [b]" if self.closing else "Back  [b]"
-                yield Button(Content(back), id="back", variant="primary")
+                yield Button(Content("Back  [b]"), id="back", variant="primary")
         yield Footer()
 
     def headline(self) -> str:
@@ -68,7 +68,8 @@ class StandingsScreen(ModalScreen[None]):
         if not c.over:
             return f"{c.name}: {c.where()}"
         ended = f" ({c.data.ended})" if c.data.ended else ""
-        unit = UNIT_WORDS[c.game] + ("" if c.played == 1 else "es" if c.game == "victim" else "s")
+        info = GAMES[c.game]
+        unit = info.unit if c.played == 1 else info.units
         return f"{c.name}: finished after {c.played} {unit}{ended}"
 
     def rounds(self) -> list[int]:
@@ -79,17 +80,19 @@ class StandingsScreen(ModalScreen[None]):
             numbers.append(d.table.start.number)
         return numbers
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "replay":
-            self.action_replay()
-        else:
-            self.action_back()
+    @on(Button.Pressed, "#replay")
+    def replay_pressed(self) -> None:
+        self.action_replay()
+
+    @on(Button.Pressed, "#back")
+    def back_pressed(self) -> None:
+        self.action_back()
 
     def action_replay(self) -> None:
         numbers = self.rounds()
         if not numbers:
             return
-        unit = UNIT_WORDS[self.campaign.game]
+        unit = GAMES[self.campaign.game].unit
 
         def replay(answer: str | None) -> None:
             if answer is not None:
@@ -106,28 +109,13 @@ class StandingsScreen(ModalScreen[None]):
 
     def replay(self, answer: str) -> None:
         """Sit the viewer at a copy of the round as it began, and play its moves again."""
-        from screens.tables import table_screen
-
         try:
             number = int(answer)
-            game, moves = self.campaign.replay(number)
+            self.campaign.replay(number)  # ValueError for a round it does not have
         except ValueError as err:
             self.notify(str(err), title="Cannot replay", severity="warning")
             return
-        table = LiveTable(self.campaign.setup(), game)  # no keeper: nothing is saved
-        label = f"Replay of {UNIT_WORDS[self.campaign.game]} {number}"
-        self.app.push_screen(
-            table_screen(table, seats=frozenset(), drives_ai=False, replay=moves, label=label)
-        )
+        self.cantina.open_replay(self.campaign, number)
 
     def action_back(self) -> None:
         self.dismiss()
-        if self.closing:
-            self.app.back_to_start()
-
-
-LUCK_WORDS = {
-    "vigo": "Luck: credits won beyond what the exact odds expected at each round's stake.",
-    "valdes": "Luck: right calls beyond the half that a fair cube gives on average.",
-    "victim": "Luck: matches won beyond the win chances the exact odds gave at the start.",
-}

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Static
 
 from cantina.games.events import Event, Rolled
 from cantina.games.table import Action
-from cantina.games.valdes import CALL_NAMES, Call, Called, SetStarted, ValDesGame
-from screens.dice import ChanceCube, Die
+from cantina.games.valdes import CALL_NAMES, Call, Called, SetStarted, ValDesGame, ValDesState
+from screens.dice import ChanceCube
 from screens.status import Credits, Slate
 from screens.table import TableScreen
 
@@ -18,43 +19,45 @@ class ValDesScreen(TableScreen):
     game: ValDesGame
 
     def compose_board(self) -> ComposeResult:
+        self._cup = ChanceCube(id="cup", classes="die")
         yield Slate(id="slate")
         with Horizontal(classes="dice-row"), Vertical(classes="dice-group"):
             yield Static("Last cube", classes="caption")
-            yield ChanceCube(id="cup", classes="die")
+            yield self._cup
         yield Credits("Pot", id="pot")
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.calls_by_set: list[dict[int, str]] = []
+        """Who called what in each set, read from the game's log (the state keeps only
+        the set under way)."""
 
-    def status(self) -> str:
-        s = self.game.state
-        kind = "tie-break set" if s.tie_break else f"set {s.set_number} of 7"
-        return f"Val-Des · {kind} · caster: {self.names[s.caster]} · Val is red, Des is blue"
+    def status(self, state: ValDesState) -> str:
+        kind = "tie-break set" if state.tie_break else f"set {state.set_number} of 7"
+        caster = self.names[state.caster]
+        return f"Val-Des · {kind} · caster: {caster} · Val is red, Des is blue"
 
-    def show_event(self, event: Event) -> None:
+    def clear_board(self) -> None:
+        self.calls_by_set = []
+        self._cup.finish()
+        self._cup.face = None
+
+    def show_event(self, event: Event, animate: bool) -> None:
         if isinstance(event, SetStarted):
             self.calls_by_set.append({})
-        elif isinstance(event, Called):
+        elif isinstance(event, Called) and self.calls_by_set:
             self.calls_by_set[-1][event.seat] = event.colour
         elif isinstance(event, Rolled) and event.why == "reveal":
-            self.query_one("#cup", ChanceCube).roll(event.face)
+            self._cup.roll(event.face, quick=not animate)
 
-    def sync_board(self) -> None:
-        self.query_one("#pot", Credits).amount = self.game.state.pot
-        if not self.query_one("#cup", ChanceCube).rolling:  # else: when the cup settles
-            self.sync_slate()
-
-    def sync_slate(self) -> None:
-        s = self.game.state
+    def sync_board(self, state: ValDesState) -> None:
+        self.query_one("#pot", Credits).amount = state.pot
         self.query_one("#slate", Slate).update_slate(
-            self.names, list(s.reveals), self.calls_by_set[: len(s.reveals)], list(s.scores)
+            self.names,
+            list(state.reveals),
+            self.calls_by_set[: len(state.reveals)],
+            list(state.scores),
         )
-
-    def on_die_settled(self, message: Die.Settled) -> None:
-        """The slate shows a set's result only once the cup has stopped tumbling."""
-        self.sync_slate()
 
     def option_label(self, action: Action) -> str:
         if isinstance(action, Call):
@@ -63,3 +66,16 @@ class ValDesScreen(TableScreen):
 
     def odds_text(self, value: float) -> str:
         return f"{value:.0%} (no edge)"
+
+    def result_headline(self, state: ValDesState) -> str:
+        assert state.result is not None
+        return f"{self.names[state.result.winner]} wins!"
+
+    def result_rows(self, state: ValDesState) -> list[Content]:
+        return [
+            Content.assemble(
+                (f"{name:<16}", "bold"),
+                f"  {state.scores[seat]:>2} points   bank {state.banks[seat]:>4}",
+            )
+            for seat, name in enumerate(self.names)
+        ]

@@ -9,10 +9,11 @@ from textual.widgets import Static
 
 from cantina.games.events import Event, Rolled
 from cantina.games.table import Action
-from cantina.games.victim import Plan, Planned, VictimGame
+from cantina.games.victim import Plan, Planned, VictimGame, VictimState
 from screens.dice import FaceDie, SixDie, TwelveDie
 from screens.status import HealthPips
-from screens.table import Line, TableScreen
+from screens.table import TableScreen
+from screens.table_widgets import Line
 
 ROLE = {"attacker": "Attacker", "victim": "Victim", "supporter": "Supporter"}
 """Each role's name, in the order of the dice on the board: two for each role."""
@@ -48,15 +49,26 @@ class VictimScreen(TableScreen):
         with Horizontal(id="victim-dice"):
             yield from (*self._battle_dice, self._face, self._d12)
 
-    def status(self) -> str:
-        s = self.game.state
-        return f"Victim! · turn {s.turn} · the Supporter picks a target and a die in secret"
+    def status(self, state: VictimState) -> str:
+        if state.result is not None:
+            return f"Victim! · the match is over after {state.turn} turns"
+        return f"Victim! · turn {state.turn} · the Supporter picks a target and a die in secret"
 
-    def sync_board(self) -> None:
-        s = self.game.state
+    def clear_board(self) -> None:
+        self._battle = 0
+        for die in (*self._battle_dice, self._face, self._d12):
+            die.finish()
+        for die in self._battle_dice:
+            die.value = None
+        self._face.face = None
+        self._d12.value = None
+
+    def sync_board(self, state: VictimState) -> None:
+        s = state
         top = s.settings.starting_health + (1 if s.settings.rematch_bonus else 0)
+        roles = {s.attacker: "attacker", s.supporter: "supporter", s.victim: "victim"}
         for seat, name in enumerate(self.names):
-            role = ROLE[self.game.role_of(seat)]
+            role = ROLE[roles[seat]]
             who = Content.assemble((f"{name:<16}", "bold"), f" {role:<10}")
             if who != self._who.get(seat):  # roles change once a battle, not every move
                 self._who[seat] = who
@@ -65,7 +77,8 @@ class VictimScreen(TableScreen):
             pips.maximum = top
             pips.health = s.health[seat]
 
-    def show_event(self, event: Event) -> None:
+    def show_event(self, event: Event, animate: bool) -> None:
+        quick = not animate
         if isinstance(event, Planned):
             self._battle = 0
             for die in (*self._battle_dice, self._face, self._d12):
@@ -74,14 +87,14 @@ class VictimScreen(TableScreen):
             self._d12.value = None
         elif isinstance(event, Rolled):
             if event.why == "battle":
-                self._battle_dice[self._battle % 4].roll(event.face)
+                self._battle_dice[self._battle % 4].roll(event.face, quick=quick)
                 self._battle += 1
             elif event.die in ("support", "sabotage", "neutral"):
                 self._face.finish()  # an earlier tumble settles as the die it was
                 self._face.kind = event.die
-                self._face.roll(event.face)
+                self._face.roll(event.face, quick=quick)
             elif event.die == "d12":
-                self._d12.roll(event.face)
+                self._d12.roll(event.face, quick=quick)
 
     def option_label(self, action: Action) -> str:
         if isinstance(action, Plan):
@@ -92,3 +105,13 @@ class VictimScreen(TableScreen):
 
     def odds_text(self, value: float) -> str:
         return f"{value:.0%} win"
+
+    def result_headline(self, state: VictimState) -> str:
+        assert state.result is not None
+        return f"{self.names[state.result.winner]} wins!"
+
+    def result_rows(self, state: VictimState) -> list[Content]:
+        return [
+            Content.assemble((f"{name:<16}", "bold"), f"  health {state.health[seat]}")
+            for seat, name in enumerate(self.names)
+        ]

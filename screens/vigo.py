@@ -4,47 +4,59 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Static
 
 from cantina.games.events import Event, Rolled
 from cantina.games.table import Action
-from cantina.games.vigo import Challenge, Claim, Mercy, Raise, SetStake, VigoGame, Vote
+from cantina.games.vigo import Challenge, Claim, Mercy, Raise, SetStake, VigoGame, VigoState, Vote
 from screens.dice import ChanceCube
 from screens.status import Credits
-from screens.table import SeatList, TableScreen
+from screens.table import TableScreen
+from screens.table_widgets import SeatList
+
+FAVOR_ROLLS = ("favor", "challenge favor")
+"""The rolls that set the favor; every other cube roll is a player's."""
 
 
 class VigoScreen(TableScreen):
     game: VigoGame
 
     def compose_board(self) -> ComposeResult:
+        self._favor = ChanceCube(id="favor", classes="die")
+        self._last_roll = ChanceCube(id="last-roll", classes="die")
         yield SeatList(id="seats")
         with Horizontal(id="vigo-dice", classes="dice-row"):
             with Vertical(classes="dice-group"):
                 yield Static("Favor", classes="caption")
-                yield ChanceCube(id="favor", classes="die")
+                yield self._favor
             with Vertical(classes="dice-group"):
                 yield Static("Last roll", classes="caption")
-                yield ChanceCube(id="last-roll", classes="die")
+                yield self._last_roll
         yield Credits("Pot", id="pot")
 
-    def status(self) -> str:
-        s = self.game.state
-        stake = f"stake {s.stake}" if s.stake else "no stake yet"
-        vigo = self.names[s.vigo]
-        return f"Vigo's Favor · round {s.round} · Vigo: {vigo} · {stake}"
+    def status(self, state: VigoState) -> str:
+        stake = f"stake {state.stake}" if state.stake else "no stake yet"
+        vigo = self.names[state.vigo]
+        return f"Vigo's Favor · round {state.round} · Vigo: {vigo} · {stake}"
 
-    def sync_board(self) -> None:
-        s = self.game.state
+    def clear_board(self) -> None:
+        for die in (self._favor, self._last_roll):
+            die.finish()
+            die.face = None
+
+    def sync_board(self, state: VigoState) -> None:
         rows = []
-        turn = self.game.pending.seat if self.game.pending else -1
+        pending = self.game.pending if state is self.game.state else None
+        turn = pending.seat if pending is not None else -1
         for seat, name in enumerate(self.names):
-            rows.append((name, self.role(seat), f"bank {s.banks[seat]:>3}", seat == turn))
+            rows.append(
+                (name, self.role(state, seat), f"bank {state.banks[seat]:>3}", seat == turn)
+            )
         self.query_one("#seats", SeatList).rows = tuple(rows)
-        self.query_one("#pot", Credits).amount = s.pot
+        self.query_one("#pot", Credits).amount = state.pot
 
-    def role(self, seat: int) -> str:
-        s = self.game.state
+    def role(self, s: VigoState, seat: int) -> str:
         if seat == s.vigo:
             return "Vigo"
         if s.phase == "stake":
@@ -52,7 +64,7 @@ class VigoScreen(TableScreen):
         if seat not in s.order:
             return "sat out"
         if s.phase == "over":
-            return "took the pot" if seat in s.result.takers else "done"
+            return "took the pot" if s.result and seat in s.result.takers else "done"
         if seat in s.survivors:
             return "in favor"
         if seat in s.to_roll:
@@ -61,10 +73,10 @@ class VigoScreen(TableScreen):
             return "missed!"
         return "out"
 
-    def show_event(self, event: Event) -> None:
+    def show_event(self, event: Event, animate: bool) -> None:
         if isinstance(event, Rolled) and event.die == "cube":
-            target = "#favor" if event.why in ("favor", "challenge favor") else "#last-roll"
-            self.query_one(target, ChanceCube).roll(event.face)
+            die = self._favor if event.why in FAVOR_ROLLS else self._last_roll
+            die.roll(event.face, quick=not animate)
 
     def option_label(self, action: Action) -> str:
         s = self.game.state
@@ -85,3 +97,19 @@ class VigoScreen(TableScreen):
 
     def odds_text(self, value: float) -> str:
         return f"{value:+.1f} cr"
+
+    def result_headline(self, state: VigoState) -> str:
+        result = state.result
+        assert result is not None
+        takers = ", ".join(self.names[s] for s in result.takers)
+        return f"Round over ({result.outcome}): {takers} took the pot."
+
+    def result_rows(self, state: VigoState) -> list[Content]:
+        assert state.result is not None
+        return [
+            Content.assemble(
+                (f"{name:<16}", "bold"),
+                f"  bank {state.banks[seat]:>4}  ({state.result.net[seat]:+d})",
+            )
+            for seat, name in enumerate(self.names)
+        ]

@@ -12,12 +12,14 @@ from cantina.games.valdes import ValDesSettings
 from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.seating import TableSetup, seats_from_text
-from screens.dialogs import HandOffScreen, TooSmallScreen
+from screens.dialogs import HandOffScreen
 from screens.menu import MenuScreen
 from screens.options import OptionGrid
 from screens.result import ResultScreen
 from screens.setup import SetupScreen
-from screens.table import DecisionBar, TableScreen
+from screens.table import TableScreen
+from screens.table_widgets import DecisionBar
+from screens.too_small import TooSmallScreen
 
 SIZE = (80, 24)
 TABLES = {
@@ -36,7 +38,7 @@ def own_config(tmp_path, monkeypatch):
 def quiet_app(game: str, seed: int = 7, seats: str | None = None) -> CantinaApp:
     settings, default = TABLES[game]
     setup = TableSetup(game, settings, seats_from_text(seats or default), seed)
-    return CantinaApp(start=setup, animation_speed=0, ai_pace=0, save_preferences=False)
+    return CantinaApp(start=setup, animation_speed=0, pace=0, save_preferences=False)
 
 
 async def play_to_the_end(pilot, app: CantinaApp, limit: int = 400) -> int:
@@ -153,7 +155,7 @@ async def test_footer_keeps_its_keys_and_dims_those_that_cannot_act():
     do nothing (nor do the blank options, clicked or entered); while a person chooses,
     hurrying is. The bar keeps its rows of options, blank, so it keeps its height."""
     setup = TableSetup("victim", VictimSettings(), seats_from_text("you,Expert,Treacherous"), 11)
-    app = CantinaApp(start=setup, animation_speed=0, ai_pace=30, save_preferences=False)
+    app = CantinaApp(start=setup, animation_speed=0, pace=30, save_preferences=False)
 
     def footer() -> dict[str, bool]:
         return {key.key: not key.has_class("-disabled") for key in app.screen.query(FooterKey)}
@@ -211,7 +213,7 @@ async def test_below_80_by_24_asks_for_a_bigger_terminal():
 
 
 async def test_keyboard_only_from_menu_to_a_table():
-    app = CantinaApp(animation_speed=0, ai_pace=0, save_preferences=False)
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("i")

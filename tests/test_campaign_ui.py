@@ -36,9 +36,7 @@ def own_config(tmp_path, monkeypatch):
 
 
 def app_for(folder: Path, **options) -> CantinaApp:
-    return CantinaApp(
-        animation_speed=0, ai_pace=0, save_preferences=False, save_dir=folder, **options
-    )
+    return CantinaApp(animation_speed=0, pace=0, save_preferences=False, save_dir=folder, **options)
 
 
 def saved(folder: Path, name: str, game: str, seats: str, settings, rounds: int) -> Path:

@@ -1,4 +1,5 @@
-"""The host's lobby on its own (no SSH, no screens): seats, codes, starting, leaving."""
+"""The host's lobby on its own (no SSH, no screens): seats, codes, starting, leaving, and
+each started table's dealer playing the AI seats and standing in for absent players."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import asyncio
 import pytest
 
 from cantina.games.valdes import ValDesSettings
+from cantina.lobby import CODE_LENGTH, CODE_LETTERS, Lobby, Player
+from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup
-from cantina.ssh.lobby import CODE_LENGTH, CODE_LETTERS, Lobby, Player
 
+INSTANT = Pace(beat=0, roll=0)
 ALICE = Player("SHA256:alice", "alice")
 BOB = Player("SHA256:bob", "bob")
 CAROL = Player("SHA256:carol", "carol")
@@ -23,19 +26,20 @@ def setup(humans: int = 2, ais: int = 1) -> TableSetup:
 
 
 async def test_codes_seats_and_the_creators_start():
-    lobby = Lobby(ai_pace=0)
+    lobby = Lobby(pace=INSTANT)
     table = lobby.create(setup(humans=3), ALICE)
     assert len(table.code) == CODE_LENGTH and set(table.code) <= set(CODE_LETTERS)
     assert lobby.find(table.code.lower()) is table
     assert lobby.join(table, BOB) == 1 and lobby.join(table, BOB) == 1  # once only
     with pytest.raises(ValueError, match="creator"):
         lobby.start(table, BOB)
-    live = lobby.start(table, ALICE)
+    dealer = lobby.start(table, ALICE)
     assert [s.name for s in table.setup.seats] == ["alice", "bob", "Cautious 3", "AI 1"]
     assert [s.human for s in table.setup.seats] == [True, True, False, False]
     with pytest.raises(ValueError, match="already playing"):
         lobby.join(table, CAROL)
-    assert live is table.live
+    assert dealer is table.dealer and dealer.table is table.live
+    assert lobby.start(table, ALICE) is dealer, "started once"
     lobby.close_all()
 
 
@@ -68,7 +72,7 @@ async def test_the_creator_leaving_passes_the_table_on_and_the_last_closes_it():
 
 
 async def test_a_table_everyone_left_closes_after_a_while():
-    lobby = Lobby(ai_pace=0, away_grace=60)
+    lobby = Lobby(pace=INSTANT, away_grace=60)
     for player in (ALICE, BOB):
         lobby.arrived(player)
     table = lobby.create(setup(), ALICE)
@@ -83,16 +87,16 @@ async def test_a_table_everyone_left_closes_after_a_while():
     await asyncio.sleep(0.1)
     lobby.sweep(abandoned_after=0.05)
     assert lobby.find(table.code) is None
-    assert table.dealer is not None
-    await asyncio.wait_for(asyncio.wait([table.dealer]), 5)  # the dealer stops with it
-    assert table.dealer.cancelled()
+    assert table.dealer is not None and table.dealer.task is not None
+    await asyncio.wait_for(asyncio.wait([table.dealer.task]), 5)  # the dealer stops with it
+    assert table.dealer.task.cancelled() and table.dealer.closed
 
 
 async def test_the_dealer_plays_the_ai_seats_and_waits_for_people():
-    lobby = Lobby(ai_pace=0)
+    lobby = Lobby(pace=INSTANT)
     lobby.arrived(ALICE)
     table = lobby.create(setup(humans=1, ais=2), ALICE)
-    live = lobby.start(table, ALICE)
+    live = lobby.start(table, ALICE).table
     for _ in range(200):
         decision = live.game.pending
         if decision is not None and decision.seat == 0:
@@ -129,7 +133,7 @@ async def test_a_campaign_table_is_its_owners(tmp_path):
     """Nobody but its owner may start a campaign's table: when the owner leaves before the
     start, the table closes and the campaign is let go, rather than passing to a guest."""
     store, path, session = open_campaign(tmp_path)
-    lobby = Lobby(ai_pace=0)
+    lobby = Lobby(pace=INSTANT)
     table = lobby.create(session.campaign.setup(), ALICE, campaign=session)
     lobby.join(table, BOB)
     lobby.leave_unstarted(table, ALICE)
@@ -141,10 +145,10 @@ async def test_a_finished_campaign_closes_its_table_and_lets_the_save_go(tmp_pat
     """Free human seats are played by the stand-in; once the campaign's last round is
     over, the host's next look closes the table and the save is free again."""
     store, path, session = open_campaign(tmp_path, rounds=1)
-    lobby = Lobby(ai_pace=0, away_grace=0)
+    lobby = Lobby(pace=INSTANT, away_grace=0)
     table = lobby.create(session.campaign.setup(), ALICE, campaign=session)
-    live = lobby.start(table, ALICE)
-    assert table.standing_in == {1}, "the free seat for a person is stood in for"
+    live = lobby.start(table, ALICE).table
+    assert table.dealer.standing_in == {1}, "the free seat for a person is stood in for"
     assert live.keeper is session.campaign
     for _ in range(400):
         decision = live.game.pending

@@ -136,7 +136,7 @@ def menu_app() -> CantinaApp:
 def table_app(game: str) -> CantinaApp:
     settings, seats, seed, _ = TABLES[game]
     setup = TableSetup(game, settings, seats_from_text(seats), seed)
-    return CantinaApp(start=setup, animation_speed=0, ai_pace=0, save_preferences=False)
+    return CantinaApp(start=setup, animation_speed=0, pace=0, save_preferences=False)
 
 
 async def until_asked(pilot) -> TableScreen:
@@ -178,7 +178,7 @@ async def test_the_menu_is_drawn_in_greys_and_the_focused_item_stands_out(no_col
 
 
 @pytest.mark.parametrize(
-    ("game", "key", "ticks"), [("vigo", "v", ("#rising",)), ("victim", "i", ())]
+    ("game", "key", "ticks"), [("vigo", "v", ("#rising-stakes",)), ("victim", "i", ())]
 )
 async def test_setup_screens_show_ticked_boxes_with_an_x(no_color, game, key, ticks):
     app = menu_app()

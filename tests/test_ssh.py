@@ -72,7 +72,7 @@ async def start_host(
         authorized_keys=keys.authorized,
         limits=dataclasses.replace(Limits(), **limits),
         away_grace=away_grace,
-        ai_pace=0.05,
+        pace=0.05,
     )
     host = Host(options, read_authorized_keys(keys.authorized))
     await host.start(load_or_create_host_key(keys.host_key))
@@ -349,7 +349,7 @@ async def test_two_players_at_one_table_see_each_others_moves(keys):
         # Each saw the other's call narrated on their own screen.
         await bob.expect("alice calls Val", since=marks["bob"])
         await alice.expect("bob calls Val", since=marks["alice"])
-        # One table, shared: the same LiveTable, the AI seats played by the dealer alone.
+        # One table, shared: the same LiveTable, the AI seats played by its one dealer.
         (table,) = host.lobby.tables.values()
         assert table.live is not None and [s.name for s in table.setup.seats][:2] == [
             "alice",
@@ -357,8 +357,8 @@ async def test_two_players_at_one_table_see_each_others_moves(keys):
         ]
         apps = [s.app for s in host.sessions]
         assert all(app.screen.table is table.live for app in apps)
-        assert all(not app.screen.drives_ai for app in apps)
-        assert {app.screen.seats_here for app in apps} == {frozenset({0}), frozenset({1})}
+        assert all(not app.screen.owns_dealer for app in apps)
+        assert {app.screen.place.seats for app in apps} == {frozenset({0}), frozenset({1})}
     finally:
         alice.kill()
         bob.kill()
@@ -385,7 +385,7 @@ async def test_a_spectator_watches_a_table_and_cannot_act(keys):
         await carol.expect("bob calls", since=mark)
         assert "carol, call" not in plain(bytes(carol.output[mark:]))
         (session,) = [s for s in host.sessions if s.gate.username == "carol"]
-        assert session.app.screen.seats_here == frozenset()
+        assert session.app.screen.place.seats == frozenset()
         from screens.table import DecisionBar
 
         assert session.app.screen.query_one(DecisionBar).offered() == []
@@ -431,9 +431,9 @@ async def test_play_on_keeps_each_players_seat(keys):
         assert table.live.game is not first
         for s in host.sessions:  # one table screen each (none left over under it)
             assert [type(x).__name__ for x in s.app.screen_stack] == ["LobbyScreen", "VigoScreen"]
-        seats = {s.gate.username: s.app.screen.seats_here for s in host.sessions}
+        seats = {s.gate.username: s.app.screen.place.seats for s in host.sessions}
         assert seats == {"alice": frozenset({0}), "bob": frozenset({1})}
-        assert not any(s.app.screen.drives_ai for s in host.sessions)
+        assert not any(s.app.screen.owns_dealer for s in host.sessions)
     finally:
         alice.kill()
         bob.kill()
@@ -455,12 +455,12 @@ async def test_a_player_who_leaves_for_the_lobby_is_stood_in_for(keys):
         await take_turns({"alice": alice}, limit=4, since={"alice": mark})
         await alice.expect("is away", since=mark)  # the stand-in plays bob's seat
         await alice.expect("bob calls", since=mark)
-        assert table.standing_in == {1}
+        assert table.dealer.standing_in == {1}
         mark = alice.mark()
         back = bob.mark()
         bob.send("\r")  # Enter on the table in the lobby: back to the seat
         await alice.expect("is back", since=mark)
-        assert table.standing_in == set()
+        assert table.dealer.standing_in == set()
         await bob.expect("Leave", since=back)  # the table's keys again
     finally:
         alice.kill()
@@ -541,7 +541,7 @@ async def test_a_player_who_drops_is_stood_in_for_and_gets_the_seat_back(keys):
                     await asyncio.sleep(0.1)
             await asyncio.sleep(0.1)
         await alice.expect("is away", since=mark)
-        assert table.standing_in == {1}
+        assert table.dealer.standing_in == {1}
         stand_in = alice.mark()
         await take_turns({"alice": alice}, limit=4, since={"alice": mark})
         await alice.expect("bob calls", since=stand_in)
@@ -550,11 +550,11 @@ async def test_a_player_who_drops_is_stood_in_for_and_gets_the_seat_back(keys):
         mark = alice.mark()
         again = await OpenSSH.start(keys.partner, host.port, "-tt", user="robert")
         await alice.expect("is back", since=mark)
-        assert table.standing_in == set()
+        assert table.dealer.standing_in == set()
         moved = await take_turns({"alice": alice, "bob": again}, since={"alice": mark, "bob": 0})
         assert "bob" in moved
         session = next(s for s in host.sessions if s.gate.username == "robert")
-        assert session.app.screen.seats_here == frozenset({1})
+        assert session.app.screen.place.seats == frozenset({1})
     finally:
         alice.kill()
         bob.kill()

@@ -1,15 +1,16 @@
 """The Textual app: the cantina menu, the tables, themes and remembered preferences.
 
-Only this package (and the SSH host) may import textual. Screens render the rules core's
-state and events and submit actions through the same `pending` / `apply` interface as
-every other kind of seat.
+Only this package (and the SSH host) may import textual, and it imports its screens,
+never the reverse: screens reach the app through the protocol they declare
+(`screens.services.AppServices`), which this app provides. It sets a local table up (a
+`LiveTable` and its `Dealer`) and shows it; the screens draw and forward a person's
+picks.
 """
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Iterable
-from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,25 +22,19 @@ from textual.screen import Screen
 
 from cantina import preferences as prefs
 from cantina.app.themes import THEMES
+from cantina.pace import TUMBLE_SECONDS, Pace
+from screens.menu import MenuScreen
+from screens.stylesheets import stylesheets
+from screens.too_small import TooSmallScreen
 
 if TYPE_CHECKING:  # the rules core loads with the first table, not with the menu
-    from cantina.campaign.store import Session, Store
+    from cantina.campaign.series import Campaign
+    from cantina.campaign.store import OpenCampaign, Store
+    from cantina.live import LiveTable
     from cantina.seating import TableSetup
 
 MIN_SIZE = (80, 24)
 """The smallest terminal the layout is drawn for; below it a notice asks for more room."""
-
-
-def stylesheets(*names: str) -> list[str]:
-    """Paths of .tcss files in the installed `styles` folder (shipped in the wheel). Found
-    through the import system, as `importlib.resources` would, without loading it (and
-    zipfile) on the way to the menu."""
-    folders = [Path(folder) for folder in import_module("styles").__path__]
-
-    def find(name: str) -> str:  # `styles` is a namespace package: it may span folders
-        return str(next((f / name for f in folders if (f / name).is_file()), folders[0] / name))
-
-    return [find(name) for name in names]
 
 
 class CantinaApp(App[None]):
@@ -64,7 +59,7 @@ class CantinaApp(App[None]):
         *,
         start: TableSetup | None = None,
         animation_speed: float | None = None,
-        ai_pace: float | None = None,
+        pace: float | None = None,
         save_preferences: bool = True,
         save_dir: Path | None = None,
         resume: Path | None = None,
@@ -76,7 +71,7 @@ class CantinaApp(App[None]):
         """A campaign save to open at start, instead of the menu."""
         self.campaigns_allowed = True
         """Whether this player may keep campaigns here (an SSH guest may not)."""
-        self.campaign_session: Session | None = None
+        self.campaign_session: OpenCampaign | None = None
         """The campaign being played, locked and autosaving, until back at the menu."""
         self.preferences, self.preferences_problem = prefs.load()
         self.save_preferences = save_preferences
@@ -85,8 +80,12 @@ class CantinaApp(App[None]):
             self.preferences.animation_speed if animation_speed is None else animation_speed
         )
         """Dice tumble for about half a second times this; 0 turns animation off."""
-        self.ai_pace = self.preferences.ai_pace if ai_pace is None else ai_pace
-        """Seconds an AI seat waits before it acts (a key hurries it)."""
+        self.pace = Pace(
+            beat=self.preferences.pace if pace is None else pace,
+            roll=TUMBLE_SECONDS * self.animation_speed,
+        )
+        """How long what happens at a table stays on show: every local table's dealer
+        reads it, so a change in the settings applies at once."""
         for theme in THEMES:
             self.register_theme(theme)
         if self.preferences.theme in self.available_themes:
@@ -110,18 +109,16 @@ class CantinaApp(App[None]):
     def get_default_screen(self) -> Screen:
         """The menu is the bottom of the screen stack: composing it as the default screen,
         rather than pushing it over an empty one, takes about a fifth off a cold start."""
-        from screens.menu import MenuScreen
-
         return MenuScreen()
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.preferences_problem:
             self.notify(self.preferences_problem, title="Preferences", severity="warning")
+        if self.animation_level == "none":
+            self.pace.roll = 0.0  # dice show their faces at once: nobody waits for them
         if self.start is not None:
-            from screens.tables import table_screen
-
-            self.push_screen(table_screen(self.start))
+            self.open_table(self.start)
         elif self.resume is not None:
             self.play_campaign(self.resume)
         self._check_size()
@@ -153,46 +150,72 @@ class CantinaApp(App[None]):
     def play_campaign(self, path: Path) -> bool:
         """Open a saved campaign (locked, autosaving) and sit down at its table; False,
         with the reason shown, when it is in use elsewhere or damaged."""
-        from cantina.campaign.check import Damaged
-        from cantina.campaign.store import InUse
+        from cantina.campaign.errors import CampaignError
 
         self.close_campaign()
         try:
-            session = self.campaigns().open(path)
-        except (InUse, Damaged, OSError) as err:
+            opened = self.campaigns().open(path)
+        except (CampaignError, OSError) as err:
             self.notify(str(err), title="Cannot open the campaign", severity="error")
             return False
-        self.sit_down(session)
+        self.sit_down(opened)
         return True
 
-    def sit_down(self, session: Session) -> None:
+    def sit_down(self, campaign: OpenCampaign) -> None:
         """Show an open campaign: its table, or its standings when it is over."""
         from screens.standings import StandingsScreen
-        from screens.tables import table_screen
 
-        self.campaign_session = session
-        session.on_error = lambda err: self.notify(
-            f"Could not save {session.path.name}: {err}. Play goes on; the next decision "
+        self.campaign_session = campaign
+        campaign.on_error = lambda err: self.notify(
+            f"Could not save {campaign.path.name}: {err}. Play goes on; the next decision "
             "tries again.",
             title="Autosave failed",
             severity="error",
         )
-        campaign = session.campaign
-        if campaign.over:
-            self.push_screen(StandingsScreen(campaign))
+        series = campaign.campaign
+        if series.over:
+            self.push_screen(StandingsScreen(series))
             return
         try:
-            table = campaign.table()
+            table = series.table()
         except ValueError as err:  # it ended as the next round was set up
-            self.notify(str(err), title=campaign.name)
-            self.push_screen(StandingsScreen(campaign))
+            self.notify(str(err), title=series.name)
+            self.push_screen(StandingsScreen(series))
             return
-        self.push_screen(table_screen(table))
+        self.open_table(table)
 
-    def back_to_start(self) -> None:
-        """Pop every screen above the first one (the menu, or the SSH lobby)."""
-        while len(self.screen_stack) > 1:
-            self.pop_screen()
+    # --- tables ----------------------------------------------------------------------------
+
+    def open_table(
+        self, table: TableSetup | LiveTable, *, instead_of: Screen | None = None
+    ) -> None:
+        """Sit down at a local table: its dealer plays the AI seats, and the people here
+        choose for every human seat (hot-seat when there are several). The table lasts as
+        long as its screen."""
+        from cantina.dealer import Dealer, Place
+        from cantina.live import LiveTable
+        from screens.game_screens import screen_for
+
+        live = table if isinstance(table, LiveTable) else LiveTable(table)
+        seats = frozenset(i for i, seat in enumerate(live.setup.seats) if seat.human)
+        screen = screen_for(Dealer(live, pace=self.pace).start(), Place(seats), owns_dealer=True)
+        if instead_of is not None and instead_of is self.screen:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def open_replay(self, campaign: Campaign, number: int) -> None:
+        """Round `number` of `campaign`, played again from its start and moves at the
+        table's pace, to watch: nobody is asked and nothing is saved."""
+        from cantina.dealer import Dealer, Place
+        from cantina.games import GAMES
+        from cantina.live import LiveTable
+        from screens.game_screens import screen_for
+
+        game, moves = campaign.replay(number)
+        dealer = Dealer(LiveTable(campaign.setup(), game), pace=self.pace, replay=moves)
+        label = f"Replay of {GAMES[campaign.game].unit} {number}"
+        self.push_screen(screen_for(dealer.start(), Place(), label=label, owns_dealer=True))
 
     def back_at(self, screen: Screen) -> None:
         """A screen outside any table came back into view (the menu, the SSH lobby, the
@@ -214,10 +237,8 @@ class CantinaApp(App[None]):
         """Cover the screen with a notice while the terminal is below MIN_SIZE."""
         size = size or self.size
         small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
-        showing = type(self.screen).__name__ == "TooSmallScreen"
+        showing = isinstance(self.screen, TooSmallScreen)
         if small and not showing:
-            from screens.dialogs import TooSmallScreen  # only needed on a small terminal
-
             self.push_screen(TooSmallScreen())
         elif showing and not small:
             self.pop_screen()

@@ -13,22 +13,14 @@ from typing import Any
 
 import msgspec
 
+from cantina.ai.temperament import temperament
+from cantina.campaign.errors import Damaged
+from cantina.campaign.migrate import MIGRATIONS
 from cantina.campaign.model import FORMAT, CampaignFile, Header
+from cantina.campaign.series import Campaign, decode_moves
 from cantina.games import GAMES
 from cantina.games.dice import Dice
 from cantina.games.table import CorruptState, play_moves
-
-
-class Damaged(Exception):
-    """A save that cannot be played: which file, which field, and what is wrong."""
-
-    def __init__(self, file: str, field: str, reason: str) -> None:
-        self.file = file
-        self.field = field
-        self.reason = reason
-        where = f"{file}: {field}: " if field else f"{file}: "
-        super().__init__(where + reason)
-
 
 _AT = re.compile(r" - at `(\$[^`]*)`$")
 
@@ -43,10 +35,8 @@ def _split(err: Exception, prefix: str = "") -> tuple[str, str]:
     return prefix or "$", text
 
 
-def read_campaign(raw: bytes, file: str) -> Any:
+def read_campaign(raw: bytes, file: str) -> Campaign:
     """The Campaign a file holds, migrated to the current format (Damaged if it cannot)."""
-    from cantina.campaign.series import Campaign
-
     try:
         header = msgspec.json.decode(raw, type=Header)
     except UnicodeDecodeError as err:
@@ -64,8 +54,6 @@ def read_campaign(raw: bytes, file: str) -> Any:
         )
     try:
         if header.format < FORMAT:
-            from cantina.campaign.migrate import MIGRATIONS
-
             data = MIGRATIONS[header.format](raw)
         else:
             data = msgspec.json.decode(raw, type=CampaignFile)
@@ -85,11 +73,8 @@ def read_campaign(raw: bytes, file: str) -> Any:
     return campaign
 
 
-def check(campaign: Any, file: str) -> None:
+def check(campaign: Campaign, file: str) -> None:
     """Everything the schema cannot say, checked by replaying the record."""
-    from cantina.ai.temperament import temperament
-    from cantina.campaign.series import decode_moves
-
     d = campaign.data
     seats = len(d.roster)
     wanted = getattr(campaign.settings, "seats", 3)
@@ -109,7 +94,7 @@ def check(campaign: Any, file: str) -> None:
     for i, record in enumerate(d.finished):
         at = f"$.finished[{i}]"
         _check_start(file, f"{at}.start", record.start, i + 1, seats, banks)
-        game = _replay(campaign, file, at, record.start, record.moves, decode_moves)
+        game = _replay(campaign, file, at, record.start, record.moves)
         if game.pending is not None:
             raise Damaged(file, f"{at}.moves", "the round they play is not finished")
         if len(record.banks) != seats:
@@ -123,7 +108,7 @@ def check(campaign: Any, file: str) -> None:
         if len(d.finished) >= d.rounds:
             raise Damaged(file, "$.table", "a round in progress after the last one")
         _check_start(file, "$.table.start", d.table.start, len(d.finished) + 1, seats, d.banks)
-        game = _replay(campaign, file, "$.table", d.table.start, d.table.moves, decode_moves)
+        game = _replay(campaign, file, "$.table", d.table.start, d.table.moves)
         try:
             saved = GAMES[d.game].game.from_json(bytes(d.table.state))
         except CorruptState as err:
@@ -156,13 +141,13 @@ def _check_start(
             raise Damaged(file, f"{at}.{key}", f"seat {seat} of {seats}")
 
 
-def _replay(campaign: Any, file: str, at: str, start: Any, moves: Any, decode: Any) -> Any:
+def _replay(campaign: Campaign, file: str, at: str, start: Any, moves: Any) -> Any:
     try:
         game = campaign.start_game(start)
     except ValueError as err:
         raise Damaged(file, f"{at}.start", str(err)) from None
     try:
-        recorded = decode(campaign.game, moves)
+        recorded = decode_moves(campaign.game, moves)
     except msgspec.ValidationError as err:
         raise Damaged(file, *_split(err, f"{at}.moves")) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as err:

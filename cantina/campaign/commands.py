@@ -7,8 +7,12 @@ import sys
 import time
 from pathlib import Path
 
-from cantina.campaign.series import UNIT_WORDS, Campaign
-from cantina.campaign.store import Store
+from cantina.campaign.errors import Damaged
+from cantina.campaign.series import Campaign
+from cantina.campaign.store import Store, load
+from cantina.games import GAMES
+from cantina.games.table import play_moves
+from cantina.narration import Narrator
 
 
 def list_campaigns(folder: Path) -> int:
@@ -27,24 +31,16 @@ def list_campaigns(folder: Path) -> int:
 
 
 def _title(campaign: Campaign) -> str:
-    from cantina.games import GAMES
-
     return GAMES[campaign.game].title
 
 
 def replay(folder: Path, name: str, number: int | None, delay: float) -> int:
     """One round of a campaign narrated again, event by event, from its seed and moves."""
-    from cantina.games.table import play_moves
-    from cantina.narration import Narrator
-
     store = Store(folder)
     try:
         path = store.find(name)
     except LookupError as err:
         raise SystemExit(f"cantina: {err}") from None
-    from cantina.campaign.check import Damaged
-    from cantina.campaign.store import load
-
     try:
         campaign = load(path)
     except Damaged as err:
@@ -56,7 +52,7 @@ def replay(folder: Path, name: str, number: int | None, delay: float) -> int:
     except ValueError as err:
         raise SystemExit(f"cantina: {err}") from None
     narrate = Narrator([seat.name for seat in campaign.seats])
-    unit = UNIT_WORDS[campaign.game]
+    unit = GAMES[campaign.game].unit
     print(f"{campaign.name}, {unit} {number}: " + ", ".join(s.name for s in campaign.seats))
     events = list(game.opening_events)
     for move in moves:

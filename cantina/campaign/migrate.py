@@ -13,8 +13,11 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from cantina.campaign.check import Damaged
+from cantina.campaign.errors import Damaged
 from cantina.campaign.model import CampaignFile, GameId, Name, Seed, TableRecord
+from cantina.campaign.series import Campaign, decode_moves
+from cantina.games import GAMES
+from cantina.live import LiveTable
 from cantina.seating import Seat
 
 
@@ -43,10 +46,6 @@ class CampaignV1(msgspec.Struct, kw_only=True):
 
 
 def from_v1(raw: bytes) -> CampaignFile:
-    from cantina.campaign.series import Campaign, decode_moves
-    from cantina.games import GAMES
-    from cantina.live import LiveTable
-
     old = msgspec.json.decode(raw, type=CampaignV1)
     seats = [Seat(p.name, p.ai) for p in old.players]
     try:

@@ -35,7 +35,6 @@ from cantina.seating import Seat, TableSetup, clean_name
 
 MAX_CAMPAIGN_NAME = 40
 """As the save format allows (model.Name)."""
-UNIT_WORDS = {"vigo": "round", "valdes": "game", "victim": "match"}
 
 
 def now() -> str:
@@ -175,7 +174,7 @@ class Campaign:
     def where(self, number: int | None = None) -> str:
         """ "round 3 of 10, lap 1 of 2" and the like."""
         number = number or self.played + (0 if self.over else 1)
-        unit = UNIT_WORDS[self.game]
+        unit = GAMES[self.game].unit
         text = f"{unit} {min(number, self.data.rounds)} of {self.data.rounds}"
         if self.game == "vigo" and not self.settings.house_vigo:  # laps only as titles pass
             seats = len(self.seats)
@@ -190,17 +189,21 @@ class Campaign:
     def table(self) -> LiveTable:
         """The current round's live table: the one in progress, or the next one started.
 
-        ValueError when the campaign is over (or the next round cannot be set up, which
-        ends it)."""
+        A round in progress is played again from its start and moves, so the table holds
+        its whole story (what a resumed screen narrates and draws), not only where it
+        stands. ValueError when the campaign is over (or the next round cannot be set up,
+        which ends it)."""
         if self._table is not None and self._table.game.pending is not None:
             return self._table
         d = self.data
         if d.table is not None:
-            game = GAMES[d.game].game.from_json(bytes(d.table.state))
+            start = self.start_game(d.table.start)
             moves = decode_moves(d.game, d.table.moves)
             saved = d.table.ai_dice
             ai_dice = Dice.from_state(saved) if saved is not None else None
-            self._table = LiveTable(self.setup(), game, moves=moves, keeper=self, ai_dice=ai_dice)
+            self._table = LiveTable.resumed(
+                self.setup(), start, moves, keeper=self, ai_dice=ai_dice
+            )
             return self._table
         game = self._start_next()
         self._table = LiveTable(self.setup(), game, keeper=self)
@@ -275,7 +278,7 @@ class Campaign:
             records[d.table.start.number] = (d.table.start, d.table.moves)
         if number not in records:
             have = ", ".join(map(str, sorted(records))) or "none yet"
-            raise ValueError(f"no {UNIT_WORDS[d.game]} {number} to replay (there are: {have})")
+            raise ValueError(f"no {GAMES[d.game].unit} {number} to replay (there are: {have})")
         start, moves = records[number]
         return self.start_game(start), decode_moves(d.game, moves)
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import msgspec
 
-from cantina.campaign.check import Damaged, read_campaign
+from cantina.campaign.check import read_campaign
+from cantina.campaign.errors import Damaged, InUse
 from cantina.campaign.series import Campaign, campaign_name
 
 UNEXPECTED = "could not be read (an unexpected error)"
@@ -46,10 +47,6 @@ def file_stem(name: str) -> str:
     """A file name for a campaign name: letters, digits and dashes only."""
     stem = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40].strip("-")
     return stem or "campaign"
-
-
-class InUse(Exception):
-    """Another process is playing this campaign."""
 
 
 class CampaignLock:
@@ -196,7 +193,7 @@ class Store:
             return path
         raise OSError(f"too many campaigns called {campaign.name!r}")
 
-    def open(self, path: Path) -> Session:
+    def open(self, path: Path) -> OpenCampaign:
         """Lock a save and load it for play (InUse, or Damaged, when that cannot be)."""
         lock = CampaignLock(path)
         lock.acquire(path.stem)
@@ -207,7 +204,7 @@ class Store:
             raise
         for stale in path.parent.glob(f".{path.name}.*.tmp"):  # a write cut short by a crash
             stale.unlink(missing_ok=True)
-        return Session(path, campaign, lock)
+        return OpenCampaign(path, campaign, lock)
 
     def rename(self, path: Path, name: str) -> None:
         """A new display name; the file keeps its name, so nothing else is disturbed."""
@@ -228,7 +225,7 @@ class Store:
         return destination
 
 
-class Session:
+class OpenCampaign:
     """A campaign open for play: locked, and saved after every change until closed."""
 
     def __init__(self, path: Path, campaign: Campaign, lock: CampaignLock) -> None:
@@ -258,7 +255,7 @@ class Session:
         self.campaign.on_change = None
         self.lock.release()
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> OpenCampaign:
         return self
 
     def __exit__(self, *exc: object) -> None:

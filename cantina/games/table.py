@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 import msgspec
 
 from cantina.games.dice import Dice, DiceState
-from cantina.games.events import Event
+from cantina.games.events import Eliminated, Event, GameOver
 
 
 class Kind(enum.StrEnum):
@@ -80,7 +80,10 @@ class Game(abc.ABC, Generic[S]):
 
     game_id: ClassVar[str]
     state_type: ClassVar[type[msgspec.Struct]]
+    settings_type: ClassVar[type[msgspec.Struct]]
     action_type: ClassVar[Any]
+    key_moments: ClassVar[tuple[type[Event], ...]] = (Eliminated, GameOver)
+    """The events a result recalls as the game's key moments."""
 
     __slots__ = ("_pending", "dice", "opening_events", "state")
 
@@ -99,6 +102,17 @@ class Game(abc.ABC, Generic[S]):
     @property
     def over(self) -> bool:
         return self._pending is None
+
+    @property
+    def result(self) -> Any:
+        """How the finished game came out, or None while it goes on (each game's own type)."""
+        return getattr(self.state, "result", None)
+
+    @abc.abstractmethod
+    def next_game(self) -> Game[S]:
+        """What follows this finished game at a table that plays on (not a campaign, whose
+        rounds are set up from its record): the same random source carries on. Each game
+        says what it carries: the title, the banks, the last Victim."""
 
     def apply(self, seat: int, action: Action) -> list[Event]:
         """Carry out `action` for `seat` and return what happened.

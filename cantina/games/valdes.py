@@ -61,7 +61,16 @@ class ValDesSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     seats: Annotated[int, msgspec.Meta(ge=2, le=MAX_SEATS)] = 4
     scorekeeper: Seat = 0
-    ante: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
+    ante: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            le=100,
+            title="Ante",
+            description="Credits each seat puts in the pot to play; 0 plays for no pot.",
+            extra={"offer": (0, 5)},
+        ),
+    ] = 0
     starting_bank: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] = 20
 
 
@@ -183,6 +192,8 @@ class ValDesGame(Game[ValDesState]):
 
     game_id = "valdes"
     state_type = ValDesState
+    settings_type = ValDesSettings
+    key_moments = (TieBreak, GameOver)
     action_type = Call
 
     __slots__ = ()
@@ -246,6 +257,13 @@ class ValDesGame(Game[ValDesState]):
     @property
     def result(self) -> ValDesResult | None:
         return self.state.result
+
+    def next_game(self) -> ValDesGame:
+        """A new game at the same table: the banks carried, the same random source."""
+        s = self.state
+        if s.result is None:
+            raise ValueError("the game is not over yet")
+        return ValDesGame.new(s.settings, self.dice, banks=s.banks)
 
     # --- the state machine ---------------------------------------------------------------
 

@@ -39,9 +39,24 @@ Role = Literal["attacker", "supporter", "victim"]
 class VictimSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Table settings chosen before play; the table always has exactly three seats (VI-1)."""
 
-    starting_health: Annotated[int, msgspec.Meta(ge=1, le=MAX_STARTING_HEALTH)] = 5
-    rematch_bonus: bool = True
-    """VI-2: in a rematch the previous game's Victim starts with one more health."""
+    starting_health: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1,
+            le=MAX_STARTING_HEALTH,
+            title="Health",
+            description="The health each seat starts a match with.",
+            extra={"offer": (3, 8)},
+        ),
+    ] = 5
+    rematch_bonus: Annotated[
+        bool,
+        msgspec.Meta(
+            title="Rematch bonus",
+            description="In a rematch the last match's Victim starts with one more health.",
+        ),
+    ] = True
+    """VI-2."""
 
 
 class Plan(Action, frozen=True):
@@ -152,6 +167,8 @@ class VictimGame(Game[VictimState]):
 
     game_id = "victim"
     state_type = VictimState
+    settings_type = VictimSettings
+    key_moments = (AutomaticWin, GameOver)
     action_type = Plan
     __slots__ = ()
 
@@ -199,6 +216,9 @@ class VictimGame(Game[VictimState]):
         if result is None:
             raise IllegalAction("a rematch can only follow a finished game")
         return type(self).new(self.state.settings, self.dice, previous_victim=result.victim)
+
+    def next_game(self) -> VictimGame:
+        return self.rematch()
 
     @property
     def result(self) -> VictimResult | None:

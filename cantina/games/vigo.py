@@ -34,11 +34,38 @@ class VigoSettings(msgspec.Struct, frozen=True, kw_only=True):
     """A table's choices, made before play; the variants are VF-12, VF-13 and VF-14."""
 
     seats: Annotated[int, msgspec.Meta(ge=2, le=8)] = 5
-    stake_limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 5
+    stake_limit: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1,
+            le=100,
+            title="Stake limit",
+            description="The most credits the Vigo may stake on a round.",
+            extra={"offer": (1, 9)},
+        ),
+    ] = 5
     starting_bank: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] = 20
-    rising_stakes: bool = False
-    house_vigo: bool = False
-    mercy: bool = False
+    rising_stakes: Annotated[
+        bool,
+        msgspec.Meta(
+            title="Rising Stakes",
+            description="Each roll-again raises the stake by the round's opening stake.",
+        ),
+    ] = False
+    house_vigo: Annotated[
+        bool,
+        msgspec.Meta(
+            title="House Vigo",
+            description="The Vigo is a house seat that never passes the title on.",
+        ),
+    ] = False
+    mercy: Annotated[
+        bool,
+        msgspec.Meta(
+            title="Vigo's Mercy",
+            description="A seat about to fall out of favor may pay the Vigo a stake to stay.",
+        ),
+    ] = False
 
 
 # --- actions -----------------------------------------------------------------------------
@@ -181,6 +208,8 @@ class VigoGame(Game[VigoState]):
 
     game_id = "vigo"
     state_type = VigoState
+    settings_type = VigoSettings
+    key_moments = (Challenged, RollAgain, TitlePassed, Eliminated, GameOver)
     action_type = VigoAction
 
     __slots__ = ()
@@ -226,6 +255,9 @@ class VigoGame(Game[VigoState]):
         return VigoGame.new(
             s.settings, self.dice, vigo=s.result.next_vigo, banks=s.banks, round=s.round + 1
         )
+
+    def next_game(self) -> VigoGame:
+        return self.next_round()
 
     def challenge_raises(self) -> int:
         """How many stakes both the Vigo and the survivor can cover, up to 3 (VF-6)."""

@@ -12,13 +12,17 @@ from rich.console import Console
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from cantina.app import CantinaApp, stylesheets
+from cantina.app import CantinaApp
 from cantina.ssh.driver import ChannelDriver, Terminal
 from cantina.ssh.styles import SharedStylesheet
+from screens.backroom import LobbyScreen
+from screens.game_screens import screen_for
+from screens.stylesheets import stylesheets
+from screens.table import TableScreen
 
 if TYPE_CHECKING:
     from cantina.campaign.store import Store
-    from cantina.ssh.lobby import Lobby, Player, SharedTable
+    from cantina.lobby import Lobby, Player, SharedTable
 
 
 def colour_system(term: str | None, env: dict[str, str] | None = None) -> str:
@@ -60,8 +64,8 @@ class HostedApp(CantinaApp):
         self.lobby = lobby
         self.player = player
         self.driver_class = ChannelDriver
-        self.watching: SharedTable | None = None
-        """The shared table this session shows, if any (its notices come here)."""
+        self.shared_screen: TableScreen | None = None
+        """The screen of the shared table this session last sat at."""
         environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
         self.console = Console(
             color_system=colours,  # type: ignore[arg-type]
@@ -93,24 +97,19 @@ class HostedApp(CantinaApp):
     def get_default_screen(self) -> Screen:
         if self.lobby is None:
             return super().get_default_screen()
-        from screens.lobby import LobbyScreen
-
         return LobbyScreen()
 
     def sit_at(self, table: SharedTable) -> None:
         """Show a started shared table: acting for this player's seat only, or watching
         when they have none. The table's dealer plays the AI, never this screen."""
-        from screens.table import TableScreen
-        from screens.tables import table_screen
-
-        assert table.live is not None and self.player is not None
-        if any(isinstance(s, TableScreen) and s.table is table.live for s in self.screen_stack):
+        assert table.dealer is not None and self.player is not None
+        shown = self.shared_screen
+        if shown is not None and not shown.gone and shown.dealer is table.dealer:
             return  # already at this table (one screen per table and player)
-        seat = table.seat_of(self.player.identity)
-        seats = frozenset() if seat is None else frozenset({seat})
-        self.watching = table
-        self.push_screen(table_screen(table.live, seats=seats, drives_ai=False))
-        if seat is None:
+        place = table.place_of(self.player)
+        self.shared_screen = screen_for(table.dealer, place)
+        self.push_screen(self.shared_screen)
+        if not place.player:
             self.notify(f"Watching table {table.code}.", markup=False)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -29,8 +29,6 @@ def tune_collector() -> None:
 
 def warm_up() -> None:
     """Import what every session needs once, before the first player waits for it."""
-    import screens.lobby
-    import screens.menu  # noqa: F401
     from cantina.ssh import app  # noqa: F401
 
 

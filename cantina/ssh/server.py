@@ -20,6 +20,8 @@ from typing import Any
 
 import asyncssh
 
+from cantina.lobby import Lobby
+from cantina.pace import Pace
 from cantina.seating import clean_name
 from cantina.ssh.keys import fingerprint
 from cantina.ssh.limits import InputGate, Limits
@@ -54,8 +56,8 @@ class HostOptions:
     """Sessions open in the lobby of shared tables (else the plain menu)."""
     away_grace: float = 60.0
     """Seconds a shared table waits for a player who left before an AI plays their seat."""
-    ai_pace: float = 0.8
-    """Seconds an AI seat at a shared table waits before it acts."""
+    pace: float = 0.5
+    """Seconds each thing that happens at a shared table stays on show before the next."""
     abandoned_after: float = 900.0
     """Seconds after its last player left that a started table closes."""
     save_dir: Path | None = None
@@ -73,13 +75,10 @@ class Host:
         self.connections = 0
         self.sessions: set[Session] = set()
         self.by_address: Counter[str] = Counter()
-        self.lobby: Any = None
+        self.lobby: Lobby | None = None
         if options.lobby:
-            from cantina.ssh.lobby import Lobby
-
-            self.lobby = Lobby(away_grace=options.away_grace, ai_pace=options.ai_pace)
-            self.lobby.on_notice = self.tell_watchers
-            self.lobby.at_table = self.at_table
+            pace = Pace(beat=options.pace)
+            self.lobby = Lobby(away_grace=options.away_grace, pace=pace)
         self.server: asyncssh.SSHAcceptor | None = None
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -92,28 +91,6 @@ class Host:
 
         name = hashlib.sha256(identity.encode()).hexdigest()[:24]
         return save_dir(self.options.save_dir) / "players" / name
-
-    def tell_watchers(self, table: Any, notice: str) -> None:
-        """Show a table's notice (a player left, came back, an AI stands in) to every
-        session watching it."""
-        for session in list(self.sessions):
-            app = session.app
-            if app is not None and app.watching is table:
-                # Notices hold players' names: never markup (a name could be "[@click=…]").
-                app.notify(notice, title=f"Table {table.code}", markup=False)
-
-    def at_table(self, identity: str, table: Any) -> bool:
-        """Whether a session of this person shows the table (under a dialog, maybe)."""
-        from screens.table import TableScreen
-
-        for session in self.sessions:
-            app = session.app
-            if app is None or session.gate.identity != identity:
-                continue
-            stack = app.screen_stack
-            if any(isinstance(s, TableScreen) and s.table is table.live for s in stack):
-                return True
-        return False
 
     def admits(self, key_fingerprint: str) -> bool:
         return self.options.open or key_fingerprint in self.authorized
@@ -184,7 +161,9 @@ class Host:
             if session.task is not None:
                 tasks.append(session.task)
         if self.lobby is not None:
-            tasks += [t.dealer for t in self.lobby.tables.values() if t.dealer is not None]
+            for table in self.lobby.tables.values():
+                if table.dealer is not None and table.dealer.task is not None:
+                    tasks.append(table.dealer.task)
             self.lobby.close_all()
         if tasks:
             await asyncio.wait(tasks, timeout=5)

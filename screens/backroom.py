@@ -1,14 +1,14 @@
 """The back room, for players over SSH: the shared tables, a new table, a join code.
 
-The state lives in `cantina.ssh.lobby` (one `Lobby` for the whole host); these screens
-read it twice a second and change it only through its methods. Player names come from
+The state lives in `cantina.lobby` (one `Lobby` for the whole host); these screens read
+it twice a second and change it only through its methods. Player names come from
 strangers' SSH clients, so they are shown as `Content`, never parsed as markup.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
 import msgspec
 from textual.app import ComposeResult
@@ -20,25 +20,23 @@ from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from cantina.ai.temperament import temperaments
+from cantina.campaign.errors import CampaignError
 from cantina.games import GAMES
+from cantina.lobby import Lobby, Player, SharedTable
 from cantina.seating import TableSetup
+from screens.menu import MenuScreen
+from screens.services import HostedServices
 from screens.setup import HUMAN, SetupScreen
-
-if TYPE_CHECKING:
-    from cantina.ssh.app import HostedApp
-    from cantina.ssh.lobby import Lobby, Player, SharedTable
 
 REFRESH = 0.5
 """Seconds between looks at the lobby's state (it changes in other sessions)."""
 
 
 def table_line(table: SharedTable) -> Content:
-    from cantina.ssh.lobby import seat_summary
-
     return Content.assemble(
         (table.code, "bold"),
         f"  {GAMES[table.setup.game].title:<13}",
-        f"{seat_summary(table):<24}",
+        f"{table.summary():<24}  ",
         "by ",
         table.creator.name,
     )
@@ -49,8 +47,8 @@ class HostedScreen(Screen[Any]):
     styles/lobby.tcss, loads with the hosted app)."""
 
     @property
-    def hosted(self) -> HostedApp:
-        return self.app  # type: ignore[return-value]
+    def hosted(self) -> HostedServices:
+        return cast("HostedServices", self.app)
 
     @property
     def lobby(self) -> Lobby:
@@ -117,7 +115,7 @@ class LobbyScreen(HostedScreen):
     def on_screen_resume(self) -> None:
         """Back from a table: the list has the focus, so Enter returns to the table; a
         campaign played alone is put away."""
-        self.app.back_at(self)
+        self.hosted.back_at(self)
         self.query_one("#tables", OptionList).focus()
 
     def return_to_seat(self) -> None:
@@ -188,15 +186,13 @@ class LobbyScreen(HostedScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "campaign":
-            return self.app.campaigns_allowed  # a guest keeps none
+            return self.hosted.campaigns_allowed  # a guest keeps none
         return True
 
     def action_campaign(self) -> None:
         self.app.push_screen(CampaignTableScreen())
 
     def action_menu(self) -> None:
-        from screens.menu import MenuScreen
-
         self.app.push_screen(MenuScreen())
 
 
@@ -219,7 +215,7 @@ class CampaignTableScreen(HostedScreen):
     def on_mount(self) -> None:
         self.entries = [
             e
-            for e in self.app.campaigns().entries()
+            for e in self.hosted.campaigns().entries()
             if e.campaign is not None
             and not e.campaign.over
             and any(seat.human for seat in e.campaign.seats)
@@ -240,19 +236,16 @@ class CampaignTableScreen(HostedScreen):
         choices.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        from cantina.campaign.check import Damaged
-        from cantina.campaign.store import InUse
-
         entry = self.entries[event.option_index]
         try:
-            session = self.app.campaigns().open(entry.path)
-        except (InUse, Damaged, OSError) as err:
+            opened = self.hosted.campaigns().open(entry.path)
+        except (CampaignError, OSError) as err:
             self.notify(str(err), title="Cannot open the campaign", severity="warning")
             return
         try:
-            table = self.lobby.create(session.campaign.setup(), self.player, campaign=session)
+            table = self.lobby.create(opened.campaign.setup(), self.player, campaign=opened)
         except ValueError as err:
-            session.close()
+            opened.close()
             self.notify(str(err), title="Cannot set this table", severity="warning")
             return
         self.app.switch_screen(WaitingScreen(table))
@@ -276,7 +269,7 @@ class HostSetupScreen(SetupScreen):
             )
 
     def on_mount(self) -> None:
-        super().on_mount()
+        """Textual then calls `SetupScreen.on_mount` too (each class's handler runs)."""
         if self.seat_range[-1] >= 2:  # a shared table: a second seat for a person, to begin
             self.query_one("#kind-1", Select).value = HUMAN
             self.query_one("#name-1", Input).value = "Player 2"
@@ -291,7 +284,7 @@ class HostSetupScreen(SetupScreen):
         return msgspec.structs.replace(super().table(), seed=seed)
 
     def action_start(self) -> None:
-        app: HostedApp = self.app  # type: ignore[assignment]
+        app = cast("HostedServices", self.app)
         assert app.lobby is not None and app.player is not None
         try:
             setup = self.table()

@@ -1,33 +1,36 @@
-"""The host's shared tables: who sits where, who is away, and who plays the AI seats.
+"""The shared tables of a host: who sits where, who is here, and each table's dealer.
 
-Nothing here draws anything. Each SSH session's screens read this state and submit their
-own seat's choices to the table's one `LiveTable`; the table's dealer, a task in the
-host's event loop, plays every AI seat (and a seat whose player has been away too long),
-so exactly one party moves for the AI, whoever is watching.
+Nothing here draws anything. Each SSH session's screens read this state and follow a
+started table through its one `Dealer` (`cantina.dealer`), which plays the AI seats, the
+stand-in for a player who is away, and paces what everyone sees; a person's pick goes to
+it for their own seat only. The lobby decides who is present: a player is at a table
+while a screen of theirs follows it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from cantina.ai.temperament import temperament
+from cantina.dealer import Dealer, Pace, Place
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
 
 if TYPE_CHECKING:
-    from cantina.campaign.store import Session
+    from cantina.campaign.store import OpenCampaign
 
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Join codes: no 0/O, 1/I/L to misread."""
 CODE_LENGTH = 4
 MAX_TABLES = 64
+AWAY_AFTER_LOOKS = 2
+"""Looks in a row (one a second) that find a player's table on none of their screens
+before they count as away: a moment between two screens is not leaving."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class Player:
 
 @dataclass
 class SharedTable:
-    """One table several sessions play at: its setup, its players, then its game."""
+    """One table several sessions play at: its setup, its players, then its dealer."""
 
     code: str
     setup: TableSetup
@@ -48,18 +51,17 @@ class SharedTable:
     stand_in: str = "Cautious"
     """The temperament that plays an absent player's seat, and fills empty seats."""
     seated: dict[int, Player] = field(default_factory=dict)
-    live: LiveTable | None = None
-    standing_in: set[int] = field(default_factory=set)
-    """Human seats the stand-in AI plays now (their player is away)."""
-    away_since: dict[int, float] = field(default_factory=dict)
+    dealer: Dealer | None = None
+    """The table in play, once started: its game, its story and who acts next."""
     absent: dict[int, int] = field(default_factory=dict)
-    """Human seats whose player was not at the table, by how many looks in a row."""
-    notices: list[str] = field(default_factory=list)
-    """Things every watcher is told (who left, who came back, who plays for whom)."""
-    dealer: asyncio.Task[None] | None = None
-    campaign: Session | None = None
+    """Seats for people whose player was not at the table, by how many looks in a row."""
+    campaign: OpenCampaign | None = None
     """The saved campaign this table plays (locked while the table is open), if any: its
     roster sets the seats, and every decision is saved as at a local campaign."""
+
+    @property
+    def live(self) -> LiveTable | None:
+        return self.dealer.table if self.dealer is not None else None
 
     @property
     def human_seats(self) -> list[int]:
@@ -71,13 +73,20 @@ class SharedTable:
 
     @property
     def started(self) -> bool:
-        return self.live is not None
+        return self.dealer is not None
 
     def seat_of(self, identity: str) -> int | None:
         for seat, player in self.seated.items():
             if player.identity == identity:
                 return seat
         return None
+
+    def place_of(self, player: Player) -> Place:
+        """Where this person is at the table: their seat, or a spectator's place."""
+        seat = self.seat_of(player.identity)
+        if seat is None:
+            return Place(frozenset(), player=False, who=player.identity)
+        return Place(frozenset({seat}), player=True, who=player.identity)
 
     def seat_label(self, seat: int) -> str:
         """Who is at a seat, for the lobby and the waiting room."""
@@ -87,29 +96,26 @@ class SharedTable:
         player = self.seated.get(seat)
         if player is None:
             return "(free seat)"
-        return player.name + (" (away)" if seat in self.away_since else "")
+        away = self.dealer is not None and seat in self.dealer.away_since
+        return player.name + (" (away)" if away else "")
 
-    def tell(self, notice: str) -> None:
-        self.notices.append(notice)
+    def summary(self) -> str:
+        """Seats taken, and whether it plays: one line for the table list."""
+        taken = f"{len(self.seated)}/{len(self.human_seats)} seats taken"
+        return taken + (", playing" if self.started else "")
 
 
 class Lobby:
     """Every shared table of this host, by join code, and who is connected."""
 
-    def __init__(self, *, away_grace: float = 60.0, ai_pace: float = 0.8) -> None:
+    def __init__(self, *, away_grace: float = 60.0, pace: Pace | None = None) -> None:
         self.tables: dict[str, SharedTable] = {}
         self.away_grace = away_grace
         """Seconds an absent player's seat waits before the stand-in AI plays it."""
-        self.ai_pace = ai_pace
-        """Seconds an AI seat waits before it acts, so people can follow."""
+        self.pace = pace if pace is not None else Pace()
+        """How long what happens stays on show at every table of this host."""
         self.connected: dict[str, int] = {}
         """Sessions open now, by identity."""
-        self.at_table: Callable[[str, SharedTable], bool] | None = None
-        """Whether this person has the table on screen now (the host knows its sessions);
-        without it, only a dropped connection counts as away."""
-        self.on_notice: Callable[[SharedTable, str], None] | None = None
-        """Called with each notice, to show it to the table's watchers."""
-        self._wakers: dict[str, asyncio.Event] = {}
 
     # --- people ----------------------------------------------------------------------------
 
@@ -118,58 +124,48 @@ class Lobby:
 
     def arrived(self, player: Player) -> None:
         self.connected[player.identity] = self.connected.get(player.identity, 0) + 1
-        for table in self.tables.values():
-            seat = table.seat_of(player.identity)
-            if seat is not None and seat in table.away_since:
-                del table.away_since[seat]
-                self._back(table, seat)
 
     def left(self, player: Player) -> None:
+        """A session of this person ended; with their last one, they are away from every
+        table they sit at (and a seat at a table not yet started is free again)."""
         count = self.connected.get(player.identity, 0) - 1
         if count > 0:
             self.connected[player.identity] = count
             return
         self.connected.pop(player.identity, None)
-        loop = asyncio.get_running_loop()
+        now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
             seat = table.seat_of(player.identity)
             if seat is None:
                 continue
-            if not table.started:
-                self.leave_unstarted(table, player)  # an unstarted seat is simply free again
-                continue
-            table.away_since[seat] = loop.time()
-            self._notice(table, f"{player.name} has left the table; their seat waits.")
-            self._wake(table)
+            if table.dealer is None:
+                self.leave_unstarted(table, player)
+            else:
+                table.dealer.set_away(seat, now)
 
     def here(self, identity: str) -> bool:
         return identity in self.connected
 
     def check_presence(self) -> None:
         """Look at who is at each started table (the host does, every second): a player
-        away from it twice in a row (left for the lobby, say) is away, and the stand-in
-        will play their seat after the grace; one back at it is back."""
+        none of whose screens has followed it for two looks in a row is away, and the
+        stand-in plays their seat after the grace; coming back to it, they are back."""
         for table in list(self.tables.values()):  # a finished campaign lets its save go
             if table.campaign is not None and table.campaign.campaign.over:
                 self.close(table)
-        if self.at_table is None:
-            return
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
-            if not table.started:
+            dealer = table.dealer
+            if dealer is None:
                 continue
             for seat, player in table.seated.items():
-                if self.here(player.identity) and self.at_table(player.identity, table):
+                if dealer.watching(player.identity):
                     table.absent.pop(seat, None)
-                    if seat in table.away_since:
-                        del table.away_since[seat]
-                        self._back(table, seat)
+                    dealer.set_back(seat)
                     continue
                 looks = table.absent[seat] = table.absent.get(seat, 0) + 1
-                if looks >= 2 and seat not in table.away_since:
-                    table.away_since[seat] = now
-                    self._notice(table, f"{player.name} has left the table; their seat waits.")
-                    self._wake(table)
+                if looks >= AWAY_AFTER_LOOKS:
+                    dealer.set_away(seat, now)
 
     # --- tables ----------------------------------------------------------------------------
 
@@ -186,7 +182,7 @@ class Lobby:
         setup: TableSetup,
         creator: Player,
         stand_in: str = "Cautious",
-        campaign: Session | None = None,
+        campaign: OpenCampaign | None = None,
     ) -> SharedTable:
         """A new table with its creator in its first human seat (ValueError when the host
         has as many tables as it keeps, or the setup has no seat for a person). With
@@ -241,45 +237,42 @@ class Lobby:
         lobby does not fill with games nobody will come back to."""
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
-            if not table.started or any(self.here(p.identity) for p in table.seated.values()):
+            if table.dealer is None or any(self.here(p.identity) for p in table.seated.values()):
                 continue
-            last = max(table.away_since.values(), default=now)
+            last = max(table.dealer.away_since.values(), default=now)
             if now - last > abandoned_after:
                 self.close(table)
 
-    def start(self, table: SharedTable, by: Player) -> LiveTable:
+    def start(self, table: SharedTable, by: Player) -> Dealer:
         """The creator starts: the people take their seats under their own names, and the
         stand-in AI fills every human seat left empty."""
         if by.identity != table.creator.identity:
             raise ValueError("only the table's creator starts it")
-        if table.started:
-            assert table.live is not None
-            return table.live
+        if table.dealer is not None:
+            return table.dealer
         if table.campaign is not None:
-            self._start_campaign(table)
+            live = self._campaign_table(table)
         else:
-            self._start_table(table)
-        assert table.live is not None
-        table.live.listen(lambda events: self._wake(table))
-        table.dealer = asyncio.get_running_loop().create_task(
-            self._deal(table), name=f"dealer {table.code}"
+            live = LiveTable(self._seat_people(table))
+        table.setup = live.setup
+        dealer = table.dealer = Dealer(
+            live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in
         )
-        return table.live
+        if table.campaign is not None:
+            table.campaign.on_error = lambda err: dealer.notice(
+                f"The campaign could not be saved ({err}); the next move tries again."
+            )
+            for seat in table.free_seats:  # nobody took it: the stand-in plays it
+                dealer.stand_in_for(seat)
+        return dealer.start()
 
-    def _start_campaign(self, table: SharedTable) -> None:
-        """A campaign keeps its roster's names; a human seat nobody took is played by the
-        stand-in, as for a player who is away (ValueError when the campaign is over)."""
+    def _campaign_table(self, table: SharedTable) -> LiveTable:
+        """A campaign keeps its roster's names (ValueError when the campaign is over)."""
         assert table.campaign is not None
-        session = table.campaign
-        table.live = session.campaign.table()
-        table.setup = table.live.setup
-        session.on_error = lambda err: self._notice(
-            table, f"The campaign could not be saved ({err}); the next move tries again."
-        )
-        for seat in table.free_seats:
-            self._stand_in(table, seat)
+        return table.campaign.campaign.table()
 
-    def _start_table(self, table: SharedTable) -> None:
+    def _seat_people(self, table: SharedTable) -> TableSetup:
+        """The setup as played: people under their own names, the stand-in in free seats."""
         seats: list[Seat] = []
         names: list[str] = []
         for i, spec in enumerate(table.setup.seats):
@@ -295,14 +288,12 @@ class Lobby:
                 seat = msgspec.structs.replace(seat, name=clean_name(f"{name} {i + 1}"))
             names.append(seat.name)
             seats.append(seat)
-        table.setup = msgspec.structs.replace(table.setup, seats=tuple(seats))
-        table.live = LiveTable(table.setup)
+        return msgspec.structs.replace(table.setup, seats=tuple(seats))
 
     def close(self, table: SharedTable) -> None:
         self.tables.pop(table.code, None)
-        self._wakers.pop(table.code, None)
         if table.dealer is not None:
-            table.dealer.cancel()
+            table.dealer.close()
         if table.campaign is not None:  # saved after every move; let other cantinas at it
             table.campaign.close()
             table.campaign = None
@@ -311,82 +302,8 @@ class Lobby:
         for table in list(self.tables.values()):
             self.close(table)
 
-    # --- the dealer: the AI seats and the stand-ins ----------------------------------------
-
-    def _wake(self, table: SharedTable) -> None:
-        self._event(table).set()
-
-    def _event(self, table: SharedTable) -> asyncio.Event:
-        return self._wakers.setdefault(table.code, asyncio.Event())
-
-    async def _deal(self, table: SharedTable) -> None:
-        """Play whatever the table waits for that no person here will: AI seats after the
-        pace, an away player's seat after the grace, until the table closes."""
-        assert table.live is not None
-        live = table.live
-        loop = asyncio.get_running_loop()
-        woken = self._event(table)
-        while True:
-            woken.clear()
-            decision = live.game.pending
-            wait: float | None = None
-            if decision is not None:
-                seat = decision.seat
-                if seat in table.away_since and seat not in table.standing_in:
-                    left = table.away_since[seat] + self.away_grace - loop.time()
-                    if left <= 0:
-                        self._stand_in(table, seat)
-                    else:
-                        wait = left
-                if not table.setup.seats[seat].human or seat in table.standing_in:
-                    await self._ai_move(table, live)
-                    continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(woken.wait(), wait)
-
-    async def _ai_move(self, table: SharedTable, live: LiveTable) -> None:
-        before = (live.game, len(live.moves))
-        await asyncio.sleep(self.ai_pace)
-        if (live.game, len(live.moves)) != before or live.game.pending is None:
-            return  # overtaken (a player came back and chose)
-        seat = live.game.pending.seat
-        try:
-            action = await asyncio.get_running_loop().run_in_executor(None, live.ai_move)
-        except Exception as error:  # one table's fault must not end the host's loop
-            self._notice(table, f"The AI failed at this table: {error}")
-            await asyncio.sleep(5)
-            return
-        if (live.game, len(live.moves)) == before and live.game.pending is not None:
-            live.submit(seat, action)
-
-    def _stand_in(self, table: SharedTable, seat: int) -> None:
-        assert table.live is not None
-        table.standing_in.add(seat)
-        table.live.ai.temperaments[seat] = temperament(table.stand_in)
-        name = table.setup.seats[seat].name
-        self._notice(table, f"{name} is away: a {table.stand_in} AI plays their seat.")
-
-    def _back(self, table: SharedTable, seat: int) -> None:
-        name = table.setup.seats[seat].name
-        if seat in table.standing_in and table.live is not None:
-            table.standing_in.discard(seat)
-            table.live.ai.temperaments[seat] = None
-        self._notice(table, f"{name} is back at the table.")
-        self._wake(table)
-
-    def _notice(self, table: SharedTable, text: str) -> None:
-        table.tell(text)
-        if self.on_notice is not None:
-            self.on_notice(table, text)
-
     def _new_code(self) -> str:
         while True:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
             if code not in self.tables:
                 return code
-
-
-def seat_summary(table: SharedTable) -> str:
-    taken = len(table.seated)
-    humans = len(table.human_seats)
-    return f"{taken}/{humans} seats taken" + (", playing" if table.started else "")

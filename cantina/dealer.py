@@ -1,0 +1,384 @@
+"""The one turn driver of a table: who acts next, the AI seats, absent players, the pace.
+
+One `Dealer` follows one `LiveTable`, at a local table and at a shared one alike. It runs
+as a task in the event loop. It shows each new event of the table's log in turn, at the
+table's `Pace` (a die rolls as long as it tumbles, a told event stays a beat), and only
+then asks for the next decision: a person's pick (`pick`), an AI seat's choice (thought
+out in a worker thread, on a copy of the game, so the loop never waits for it), the next
+recorded move (a replay), or, once a player has been away past the grace, the stand-in
+AI's. Screens `follow` it, draw the table's log up to `shown` and the state as it stood
+then (`LiveTable.state_at`), and forward a person's picks; they decide nothing about
+turns. Nothing here imports textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from cantina.ai.temperament import temperament
+from cantina.games.table import Action, Decision, IllegalAction, Move
+from cantina.live import LiveTable
+from cantina.narration import Narrator
+from cantina.pace import Pace
+
+log = logging.getLogger("cantina.dealer")
+
+THINK_GAP = 2 / 60
+"""Seconds an AI waits before it starts thinking: two frames at 60 a second, so every
+screen has drawn what came before while the thinking thread does not yet share the
+interpreter with them."""
+FAILED_AI_WAIT = 5.0
+"""Seconds before an AI that failed is asked again."""
+
+SHOWING = "showing"
+"""Events are being shown; nobody is asked yet."""
+THINKING = "thinking"
+"""An AI seat (or a stand-in, or a replay's next move) is about to act."""
+ASKING = "asking"
+"""A person must choose: `Turn.decision`."""
+OVER = "over"
+"""The game is over and all of it has been shown."""
+REPLAYED = "replayed"
+"""A replay has played its last recorded move."""
+
+
+class Turn(NamedTuple):
+    """Where the table stands for its viewers."""
+
+    kind: str
+    seat: int | None = None
+    decision: Decision | None = None
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where one screen is at a table: the seats whose choices are made there, whether
+    it is a player's (who may hurry the table and start its next game) or a spectator's,
+    and who is there (a key's fingerprint over SSH, for presence)."""
+
+    seats: frozenset[int] = frozenset()
+    player: bool = True
+    who: str = ""
+
+
+Follower = Callable[[], None]
+
+
+class Dealer:
+    """The turn driver of one table (see the module's notes)."""
+
+    def __init__(
+        self,
+        table: LiveTable,
+        *,
+        pace: Pace | None = None,
+        replay: Sequence[Move] | None = None,
+        grace: float | None = None,
+        stand_in: str = "Cautious",
+        think_gap: float = THINK_GAP,
+    ) -> None:
+        self.table = table
+        self.pace = pace if pace is not None else Pace()
+        self.replay = list(replay) if replay is not None else None
+        """Recorded moves still to play, instead of asking anyone (None: not a replay)."""
+        self.grace = grace
+        """Seconds an away player's seat waits before the stand-in plays it (None: never,
+        as at a local table)."""
+        self.stand_in = stand_in
+        self.think_gap = think_gap
+        self._shown = 0
+        self.turn = Turn(SHOWING)
+        self.hurrying = False
+        """Set by `hurry`: show at once and let the AI act without a beat, until a person
+        is asked."""
+        self.notices: list[str] = []
+        """What every viewer is told besides the game (who left, who stands in)."""
+        self.away_since: dict[int, float] = {}
+        self.standing_in: set[int] = set()
+        """Seats for people that the stand-in AI plays now."""
+        self.failure: BaseException | None = None
+        """What stopped this dealer, if something went wrong in it."""
+        self.closed = False
+        self._number = table.number
+        self._followers: dict[int, tuple[Follower, Place]] = {}
+        self._woken = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._narrate = Narrator(table.setup.names)
+        self._unlisten = table.listen(lambda _events: self._wake())
+
+    # --- life ------------------------------------------------------------------------------
+
+    def start(self) -> Dealer:
+        """Begin dealing, in the running event loop."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="dealer")
+        return self
+
+    def close(self) -> None:
+        """Stop: nothing more is shown or played (an AI still thinking is not heard)."""
+        if self.closed:
+            return
+        self.closed = True
+        self._unlisten()
+        if self._task is not None:
+            self._task.cancel()
+        self._notify()
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        return self._task
+
+    # --- viewers ---------------------------------------------------------------------------
+
+    def follow(self, follower: Follower, place: Place) -> Callable[[], None]:
+        """Be called after every change (events shown, a new turn, a new game, a notice);
+        returns the way out. A player who follows is at the table: a seat of theirs that
+        was away is theirs again."""
+        key = id(follower)
+        self._followers[key] = (follower, place)
+        for seat in place.seats:
+            if seat in self.away_since:
+                self.set_back(seat)
+        return lambda: self._followers.pop(key, None) and None
+
+    def watching(self, who: str) -> bool:
+        """Whether a screen of this person (by key) follows the table now."""
+        return any(place.who == who for _, place in self._followers.values())
+
+    @property
+    def shown(self) -> int:
+        """How many events of the table's current game have been shown to its viewers
+        (none yet of a game begun a moment ago)."""
+        return self._shown if self._number == self.table.number else 0
+
+    def state(self) -> object:
+        """The game's state as its viewers have been shown it so far."""
+        return self.table.state_at(self.shown)
+
+    def _notify(self) -> None:
+        for follower, _ in list(self._followers.values()):
+            follower()
+
+    # --- what people do --------------------------------------------------------------------
+
+    def pick(self, place: Place, action: Action) -> None:
+        """A person's choice for a seat of theirs (IllegalAction when it is not theirs to
+        make now, or not on offer; nothing changes then)."""
+        table = self.table
+        decision = table.game.pending
+        if self.replay is not None:
+            raise IllegalAction("nobody chooses in a replay")
+        if decision is None or decision.seat not in place.seats:
+            raise IllegalAction("it is not your turn")
+        if not table.setup.seats[decision.seat].human:
+            raise IllegalAction(f"seat {decision.seat} is an AI seat")
+        if self.shown < len(table.log):
+            raise IllegalAction("the table is still showing what happened")
+        table.submit(decision.seat, action)
+
+    def hurry(self, place: Place) -> None:
+        """Show what is in progress at once and let the AI seats act without a beat,
+        until a person is asked (a spectator cannot hurry the players' table)."""
+        if place.player and not self.hurrying:
+            self.hurrying = True
+            self._wake()
+
+    def next_game(self, place: Place, after: int) -> bool:
+        """Start the next game, once for everyone, when the game numbered `after` is over.
+        False when it has begun already (another player started it). IllegalAction for a
+        spectator; ValueError when the series cannot go on (a campaign's last round)."""
+        if not place.player:
+            raise IllegalAction("only the table's players start its next game")
+        if self.replay is not None:
+            raise ValueError("a replay has no next game")
+        if self.table.number != after:
+            return False
+        self.table.next_game()
+        self._new_game()
+        self._notify()
+        return True
+
+    # --- who is here -----------------------------------------------------------------------
+
+    def set_away(self, seat: int, since: float) -> None:
+        """The player of `seat` has left the table; after the grace, the stand-in plays."""
+        if seat not in self.away_since:
+            self.away_since[seat] = since
+            self.notice(f"{self._name(seat)} has left the table; their seat waits.")
+            self._wake()
+
+    def set_back(self, seat: int) -> None:
+        """The player of `seat` is at the table again, and plays their own seat."""
+        if self.away_since.pop(seat, None) is None and seat not in self.standing_in:
+            return
+        if seat in self.standing_in:
+            self.standing_in.discard(seat)
+            self.table.ai.temperaments[seat] = None
+        self.notice(f"{self._name(seat)} is back at the table.")
+        self._wake()
+
+    def stand_in_for(self, seat: int) -> None:
+        """Let the stand-in AI play a seat for a person (one nobody took, or whose player
+        has been away past the grace), telling everyone."""
+        if seat in self.standing_in:
+            return
+        self.standing_in.add(seat)
+        self.table.ai.temperaments[seat] = temperament(self.stand_in)
+        self.notice(f"{self._name(seat)} is away: a {self.stand_in} AI plays their seat.")
+        self._wake()
+
+    def notice(self, text: str) -> None:
+        self.notices.append(text)
+        self._notify()
+
+    def _name(self, seat: int) -> str:
+        return self.table.setup.seats[seat].name
+
+    # --- the loop --------------------------------------------------------------------------
+
+    def _wake(self) -> None:
+        self._woken.set()
+
+    async def _wait(self, timeout: float | None = None) -> None:
+        """Until something changes (a move, a hurry, a new game), or `timeout` passes."""
+        if timeout is not None and timeout <= 0:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._woken.wait(), timeout)
+
+    def _set_turn(self, turn: Turn) -> None:
+        if turn != self.turn:
+            self.turn = turn
+            self._notify()
+
+    def _new_game(self) -> None:
+        self._number = self.table.number
+        self._shown = 0
+        self.hurrying = False
+        self.turn = Turn(SHOWING)
+        self._wake()
+
+    async def _run(self) -> None:
+        try:
+            while not self.closed:
+                self._woken.clear()
+                if self.table.number != self._number:  # begun without us (a campaign, say)
+                    self._new_game()
+                    self._notify()
+                if self.shown < len(self.table.log):
+                    await self._show()
+                else:
+                    await self._decide()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # one table's fault must not end the loop it runs in
+            log.exception("a table's dealer failed")
+            self.failure = error
+            self.notice(f"Something went wrong at this table, and it has stopped: {error}")
+
+    async def _pause(self, seconds: float) -> None:
+        """Let `seconds` pass, unless hurried, closed or overtaken meanwhile (a move made,
+        a new game begun): other changes (someone arriving, a notice) do not cut it."""
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + seconds
+        before = (self.table.number, len(self.table.moves))
+        while not (self.hurrying or self.closed or self._moved(before)):
+            left = ends - loop.time()
+            if left <= 0:
+                return
+            self._woken.clear()
+            await self._wait(left)
+
+    def _moved(self, before: tuple[int, int]) -> bool:
+        return (self.table.number, len(self.table.moves)) != before
+
+    async def _show(self) -> None:
+        """Show the next events: those that need no time at once, up to one that does,
+        which then stays for its time (a hurry cuts it short)."""
+        log = self.table.log
+        shown = self._shown
+        wait = 0.0
+        while shown < len(log):
+            event = log[shown]
+            shown += 1
+            if self.hurrying:
+                continue
+            following = log[shown] if shown < len(log) else None
+            wait = self.pace.after(event, following, self._narrate(event) is not None)
+            if wait > 0:
+                break
+        self._shown = shown
+        self.turn = Turn(SHOWING)
+        self._notify()
+        await self._pause(wait)
+
+    async def _decide(self) -> None:
+        """Everything has been shown: ask for the next decision, or wait."""
+        table = self.table
+        decision = table.game.pending
+        if decision is None:
+            self._set_turn(Turn(OVER if self.replay is None else REPLAYED))
+            await self._wait()
+            return
+        seat = decision.seat
+        if self.replay is not None:
+            if not self.replay:
+                self._set_turn(Turn(REPLAYED))
+                await self._wait()
+                return
+            await self._replay_move(seat)
+        elif not table.setup.seats[seat].human or seat in self.standing_in:
+            await self._ai_move(seat)
+        else:
+            left = self._grace_left(seat)
+            if left is not None and left <= 0:
+                self.stand_in_for(seat)
+                return
+            self.hurrying = False
+            self._set_turn(Turn(ASKING, seat, decision))
+            await self._wait(left)
+
+    def _grace_left(self, seat: int) -> float | None:
+        if self.grace is None or seat not in self.away_since:
+            return None
+        now = asyncio.get_running_loop().time()
+        return self.away_since[seat] + self.grace - now
+
+    async def _replay_move(self, seat: int) -> None:
+        """The next recorded move, after a beat (and the gap that lets screens draw)."""
+        before = (self.table.number, len(self.table.moves))
+        self._set_turn(Turn(THINKING, seat))
+        await self._pause(max(self.think_gap, self.pace.beat))
+        if not self._moved(before) and not self.closed and self.replay:
+            move = self.replay.pop(0)
+            self.table.submit(move.seat, move.action)
+
+    async def _ai_move(self, seat: int) -> None:
+        """An AI seat's turn: a beat to let people follow and, meanwhile, the thinking,
+        in a worker thread on a copy of the game. A person may choose meanwhile (a player
+        back at a seat the stand-in was about to play): the AI's choice is then dropped."""
+        table = self.table
+        before = (table.number, len(table.moves))
+        self._set_turn(Turn(THINKING, seat))
+        await self._pause(self.think_gap)  # what came before is drawn first
+        if self._moved(before) or self.closed:
+            return
+        loop = asyncio.get_running_loop()
+        thought = loop.run_in_executor(None, table.ai_move, table.game.clone())
+        await self._pause(self.pace.beat - self.think_gap)
+        try:
+            action = await thought
+        except Exception as error:
+            log.exception("an AI seat failed")
+            self.notice(f"The AI failed at this table: {error}")
+            await self._wait(FAILED_AI_WAIT)
+            return
+        decision = table.game.pending
+        if self._moved(before) or self.closed or decision is None or decision.seat != seat:
+            return  # overtaken: a person chose meanwhile
+        table.submit(seat, action)

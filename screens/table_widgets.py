@@ -1,0 +1,175 @@
+"""The parts of a table screen: a line of text, the narration, the decision bar, the seats.
+
+Each repaints without asking the screen for a new layout where it can: after every move
+most of them change, and a layout of the whole screen costs more than their drawing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.geometry import Region
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.widget import Widget
+
+from screens.drawing import KeptDrawing, plain_rows
+from screens.options import OptionGrid
+
+
+class Line(KeptDrawing, Widget):
+    """One line of text that repaints without asking for a new layout (unlike `Static`),
+    so the status, prompt and odds lines cost a redraw of themselves and nothing more;
+    lines it has shown before (a prompt, a seat's name and role) are not drawn again."""
+
+    DEFAULT_CSS = "Line { height: 1; }"
+
+    text: reactive[Content] = reactive(Content(""), layout=False)
+
+    def render(self) -> Content:
+        return self.text
+
+    def drawing_key(self) -> Content:
+        return self.text
+
+
+class NarrationLog(Widget):
+    """The table's running commentary: the newest lines, wrapped, filling the panel.
+
+    It draws only the tail that fits, and new lines repaint it without a new layout (a
+    scrolling log resizes its virtual canvas on every line, which lays out the whole
+    screen); the whole story is one key away in the history view. Each line is wrapped
+    and drawn once and kept while it can still be on show (until the width or the styles
+    change), so a new line costs the drawing of that line alone, not of the whole panel,
+    and a long game does not keep the drawing of every line it ever had."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.lines: list[str] = []
+        self._drawn: dict[int, list[Strip]] = {}
+        """The rows of recent lines as drawn at `_drawn_width`, by line number."""
+        self._drawn_width = -1
+        self._rows: list[Strip] = []
+        """The rows on show, from the last `render_lines`."""
+
+    def write(self, line: str) -> None:
+        self.lines.append(line)
+        self.refresh()
+
+    def clear(self) -> None:
+        """A new game: a new story."""
+        self.lines = []
+        self._drawn.clear()
+        self.refresh()
+
+    def write_lines(self, lines: Sequence[str]) -> None:
+        """Several lines with one repaint."""
+        if lines:
+            self.lines.extend(lines)
+            self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()  # a new theme or class: draw every line again
+
+    def _tail(self, width: int, height: int) -> list[Strip]:
+        """The last `height` rows of the log at `width`."""
+        if width != self._drawn_width:
+            self._drawn.clear()
+            self._drawn_width = width
+        if height <= 0:
+            return []
+        style = self.visual_style.rich_style
+        rows: list[Strip] = []
+        number = len(self.lines)
+        while number > 0 and len(rows) < height:  # every line is at least one row
+            number -= 1
+            drawn = self._drawn.get(number)
+            if drawn is None:
+                drawn = plain_rows(self.lines[number], width, style)
+                self._drawn[number] = drawn
+            rows[:0] = drawn
+        for old in [n for n in self._drawn if n < number]:  # scrolled off: not needed again
+            del self._drawn[old]
+        return rows[-height:]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._rows = self._tail(self.size.width, self.size.height)
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        if y < len(self._rows):
+            return self._rows[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
+
+
+class DecisionBar(Vertical):
+    """The prompt, the options (`OptionGrid`) and the odds line under them when asked for.
+
+    While nobody here is choosing (an AI thinks, another seat decides) the options go
+    blank but keep their rows: the bar keeps its height, so the frame after a person's
+    move is a repaint, not a new layout of the screen."""
+
+    class Chosen(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def compose(self) -> ComposeResult:
+        self._prompt = Line(id="prompt")
+        self._odds = Line(id="odds")
+        self._options = OptionGrid(id="options")
+        yield self._prompt
+        yield self._options
+        yield self._odds
+
+    def show(self, prompt: Content, labels: Sequence[str] = (), odds: Sequence[str] = ()) -> None:
+        """Ask with `labels` as the options, or, with none, only say `prompt` (the options
+        on show go blank)."""
+        self._prompt.text = prompt
+        self._options.show(labels)
+        self.show_odds(odds)
+
+    def offered(self) -> list[str]:
+        """The labels of the options on show, numbered as on screen (none while nobody
+        here is choosing)."""
+        return [f"{n} {label}" for n, label in enumerate(self._options.labels, start=1)]
+
+    def show_odds(self, odds: Sequence[str]) -> None:
+        text = "   ".join(f"{n}: {value}" for n, value in enumerate(odds, start=1))
+        self._odds.text = Content(f"odds  {text}" if odds else "")
+
+    def on_option_grid_chosen(self, event: OptionGrid.Chosen) -> None:
+        event.stop()
+        self.post_message(self.Chosen(event.index))
+
+
+class SeatList(Widget):
+    """The seats as one widget: a line each, name (never markup), role and figures."""
+
+    rows: reactive[tuple[tuple[str, str, str, bool], ...]] = reactive(())
+
+    def watch_rows(self, old: tuple, new: tuple) -> None:
+        if len(old) != len(new):  # only the number of rows changes the height
+            self.refresh(layout=True)
+
+    def render(self) -> Content:
+        lines = []
+        for name, role, detail, current in self.rows:
+            marker = "▶ " if current else "  "
+            lines.append(
+                Content.assemble(
+                    marker,
+                    (f"{name:<16}", "bold" if current else ""),
+                    f" {role:<12} ",
+                    detail,
+                )
+            )
+        return Content("\n").join(lines)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return max(len(self.rows), 1)
