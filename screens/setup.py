@@ -27,12 +27,13 @@ HUMAN = "human"
 
 class Tick(Checkbox):
     """A checkbox whose mark itself shows the state (X or blank), not only its colour, so
-    a NO_COLOR terminal still shows which variants are on."""
+    a NO_COLOR terminal still shows which variants are on. The mark (Textual's public
+    `BUTTON_INNER`) is chosen as the box is drawn; it is one cell either way, so the
+    width Textual measures with the class's "X" is the same."""
 
-    @property
-    def _button(self) -> Content:
+    def render(self) -> Content:
         self.BUTTON_INNER = "X" if self.value else " "
-        return super()._button
+        return super().render()
 
 
 DEFAULT_AI = ("Expert", "Bold", "Cautious", "Reckless", "Superstitious", "Treacherous", "Loyal")

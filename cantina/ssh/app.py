@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -62,7 +61,8 @@ class HostedApp(CantinaApp):
         self.driver_class = ChannelDriver
         self.watching: SharedTable | None = None
         """The shared table this session shows, if any (its notices come here)."""
-        environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        # As Textual's own console, with the player's colour depth. The host's NO_COLOR is
+        # not the player's: `no_color=False` (Textual hides it from its console instead).
         self.console = Console(
             color_system=colours,  # type: ignore[arg-type]
             file=self.console.file,
@@ -70,7 +70,7 @@ class HostedApp(CantinaApp):
             highlight=False,
             emoji=False,
             legacy_windows=False,
-            _environ=environ,
+            no_color=False,
             force_terminal=True,
             safe_box=False,
             soft_wrap=False,

@@ -54,6 +54,10 @@ class ChannelDriver(Driver):
         size: tuple[int, int] | None = None,
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
+        self.hosted = app
+        """The app this driver serves (the base class keeps it too, but privately)."""
+        self.mouse_reporting = mouse
+        """Whether the terminal is asked to report the mouse."""
         self.terminal: Terminal = app.terminal  # type: ignore[attr-defined]
         self._parser = SessionParser()
         self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
@@ -72,14 +76,14 @@ class ChannelDriver(Driver):
 
     def send_message(self, message: Message) -> None:
         # Same thread as the app: post directly instead of through run_coroutine_threadsafe.
-        self._app.post_message(message)
+        self.hosted.post_message(message)
 
     def start_application_mode(self) -> None:
         self.terminal.attach(self)
         self._attached = True
         self.resized(*self.terminal.size)
         self.write("\x1b[?1049h")  # alternate screen
-        if self._mouse:
+        if self.mouse_reporting:
             self.write("\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h")
         self.write("\x1b[?25l")  # hide the cursor
         self.write("\x1b[?1004h")  # focus in / out
@@ -98,7 +102,7 @@ class ChannelDriver(Driver):
     def stop_application_mode(self) -> None:
         self.disable_input()
         self.write("\x1b[?2004l\x1b[?7h")
-        if self._mouse:
+        if self.mouse_reporting:
             self.write("\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l")
         self.write("\x1b[?1049l\x1b[?25h\x1b[?1004l")
 
