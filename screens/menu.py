@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical
 from textual.content import Content
-from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
+
+from screens.textual_compat import LeavesOutDefaultCSS
 
 TITLE_ART = r"""
   ____    _    _   _ _____ ___ _   _    _
@@ -27,13 +26,14 @@ GAMES = (
 )
 
 
-class MenuButton(Button):
+class MenuButton(LeavesOutDefaultCSS, Button):
     """A `Button` (CSS and queries for `Button` still match it) that brings only the rules
     the menu's buttons use, the default style and variant, rather than Button's whole
     stylesheet of variants and flat styles: parsing that is a noticeable part of a cold
     start, and the first table loads it anyway. The rules below are Textual 8.2.8's own for
     these cases, so the buttons look and behave the same."""
 
+    LEAVE_OUT_DEFAULT_CSS = (Button,)
     DEFAULT_CSS = """
     MenuButton {
         width: auto;
@@ -98,11 +98,6 @@ class MenuButton(Button):
         }
     }
     """
-
-    @property
-    def _node_bases(self) -> Sequence[type[DOMNode]]:
-        """The classes whose DEFAULT_CSS this widget brings: Button's own is left out."""
-        return [base for base in super()._node_bases if base is not Button]
 
 
 class MenuScreen(Screen[None]):

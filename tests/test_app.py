@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Static
-from textual.widgets._footer import FooterKey
 
 from cantina.app import CantinaApp
 from cantina.games.valdes import ValDesSettings
@@ -18,6 +17,7 @@ from screens.options import OptionGrid
 from screens.result import ResultScreen
 from screens.setup import SetupScreen
 from screens.table import DecisionBar, TableScreen
+from screens.textual_compat import FooterKey
 
 SIZE = (80, 24)
 TABLES = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from textual.screen import Screen
 from cantina.app import CantinaApp, stylesheets
 from cantina.ssh.driver import ChannelDriver, Terminal
 from cantina.ssh.styles import SharedStylesheet
+from screens.textual_compat import keep_process_streams
 
 if TYPE_CHECKING:
     from cantina.campaign.store import Store
@@ -75,12 +75,8 @@ class HostedApp(CantinaApp):
             safe_box=False,
             soft_wrap=False,
         )
-        # App redirects sys.stdout to a capture of its own while it runs and restores
-        # what it found when it ends; with many apps ending in any order, that would leave
-        # a finished app as the process's stdout. Capturing to the streams themselves
-        # makes every swap a no-op.
-        self._capture_stdout = sys.stdout  # type: ignore[assignment]
-        self._capture_stderr = sys.stderr  # type: ignore[assignment]
+        # Many apps share the process: none may leave its stdout swapped for its own.
+        keep_process_streams(self)
         # Parse each stylesheet once for the host, not once per session (see styles.py).
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
 

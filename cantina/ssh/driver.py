@@ -12,10 +12,11 @@ from codecs import getincrementaldecoder
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import constants, events
-from textual._xterm_parser import XTermParser
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.message import Message
+
+from screens.textual_compat import UncachedXTermParser
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -31,15 +32,6 @@ class Terminal(Protocol):
     def attach(self, driver: ChannelDriver) -> None: ...
 
     def detach(self) -> None: ...
-
-
-class SessionParser(XTermParser):
-    """XTermParser without its method-level `lru_cache`: that cache is shared by every
-    parser in the process and keeps key events, and through their sender every App that
-    ever parsed a key, alive; and one session's event objects must not reach another."""
-
-    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
-        return XTermParser._parse_extended_key.__wrapped__(self, sequence)  # type: ignore[attr-defined]
 
 
 class ChannelDriver(Driver):
@@ -59,7 +51,7 @@ class ChannelDriver(Driver):
         self.mouse_reporting = mouse
         """Whether the terminal is asked to report the mouse."""
         self.terminal: Terminal = app.terminal  # type: ignore[attr-defined]
-        self._parser = SessionParser()
+        self._parser = UncachedXTermParser()  # one per session, sharing nothing
         self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
         self._tick: asyncio.TimerHandle | None = None
         self._attached = False
