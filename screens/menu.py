@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical
@@ -147,20 +148,31 @@ class MenuScreen(Screen[None]):
         itself after every decision), so another cantina may open it."""
         self.app.back_at(self)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        button = event.button.id or ""
-        if button.startswith("play-"):
-            self.action_game(button.removeprefix("play-"))
-        elif button == "new-campaign":
-            self.action_new_campaign()
-        elif button == "resume":
-            self.action_resume()
-        elif button == "rules":
-            self.action_rules()
-        elif button == "settings":
-            self.action_settings()
-        elif button == "quit":
-            self.app.exit()
+    # Each button does what its key does.
+
+    @on(Button.Pressed, ".game")
+    def game_pressed(self, event: Button.Pressed) -> None:
+        self.action_game((event.button.id or "").removeprefix("play-"))
+
+    @on(Button.Pressed, "#new-campaign")
+    def new_campaign_pressed(self) -> None:
+        self.action_new_campaign()
+
+    @on(Button.Pressed, "#resume")
+    def resume_pressed(self) -> None:
+        self.action_resume()
+
+    @on(Button.Pressed, "#rules")
+    def rules_pressed(self) -> None:
+        self.action_rules()
+
+    @on(Button.Pressed, "#settings")
+    def settings_pressed(self) -> None:
+        self.action_settings()
+
+    @on(Button.Pressed, "#quit")
+    def quit_pressed(self) -> None:
+        self.app.exit()
 
     def action_game(self, game: str) -> None:
         from screens.setup import SetupScreen
