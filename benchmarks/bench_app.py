@@ -38,6 +38,8 @@ import sys
 import tempfile
 import time
 
+from screens.textual_compat import on_each_frame, terminal_output, visible_widgets
+
 BARE = """
 from textual.app import App
 from textual.widgets import Footer, Header, Static
@@ -107,11 +109,12 @@ class FrameClock:
     asked to be redrawn while the effect arrived (from `arm()` to the next frame) has been
     drawn. Textual may compose a frame with only some of them (those whose requests reached
     the screen first) and the rest a frame or two later; the later frame is the one timed.
-    The app's own code runs untouched: its `_display` (which gets every composed frame) is
-    watched, and widgets' `refresh` and `render_lines` are noted while a key is timed.
+    The app's own code runs untouched: every composed frame is watched (`on_each_frame`),
+    and widgets' `refresh` and `render_lines` are noted while a key is timed.
 
-    Headless, `_display` skips turning a frame into terminal escape sequences; the clock
-    does that itself, so each figure includes what a real terminal's frame costs."""
+    Headless, Textual skips turning a frame into terminal escape sequences; the clock
+    does that itself (`terminal_output`), so each figure includes what a real terminal's
+    frame costs."""
 
     current: FrameClock | None = None
     """The clock timing a key now, which the noting of widgets reports to."""
@@ -126,22 +129,18 @@ class FrameClock:
         self.waiting: set = set()
         """Widgets of the effect not drawn yet."""
         self.frame = asyncio.Event()
-        display = app._display
         _note_widgets()
+        on_each_frame(app, self.displayed)
 
-        def watched(screen, renderable) -> None:
-            display(screen, renderable)
-            if self.armed and renderable is not None:
-                from textual._compositor import CompositorUpdate
-
-                if isinstance(renderable, CompositorUpdate):
-                    renderable.render_segments(app.console)
-                self.noting = False
-                if not self.waiting:
-                    self.armed = False
-                    self.frame.set()
-
-        app._display = watched
+    def displayed(self, screen, renderable) -> None:
+        """A frame was composed and displayed: the one timed, if all of the key's effect
+        is drawn in it."""
+        if self.armed and renderable is not None:
+            terminal_output(renderable, self.app.console)
+            self.noting = False
+            if not self.waiting:
+                self.armed = False
+                self.frame.set()
 
     def arm(self) -> None:
         """The key's effect is arriving: note what it redraws, and time the frame that
@@ -154,7 +153,7 @@ class FrameClock:
 
     def note_refresh(self, widget) -> None:
         screen = self.app.screen
-        if widget.screen is screen and widget in screen._compositor.visible_widgets:
+        if widget.screen is screen and widget in visible_widgets(screen):
             self.waiting.add(widget)
 
     async def press(self, key: str) -> float:

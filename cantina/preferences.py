@@ -13,6 +13,8 @@ from typing import Annotated
 
 import msgspec
 
+from cantina.files import write_atomic
+
 SPEEDS = {"off": 0.0, "fast": 0.5, "normal": 1.0, "slow": 1.6}
 """Animation speed factors by name: 0 turns animation off (tests use it)."""
 
@@ -54,9 +56,7 @@ def load() -> tuple[Preferences, str | None]:
 
 
 def save(preferences: Preferences) -> None:
-    """Write atomically: a temporary file in the same folder, then a rename."""
+    """Write atomically, as campaigns are saved: a crash leaves the old file or the new."""
     file = path()
     file.parent.mkdir(parents=True, exist_ok=True)
-    temporary = file.with_suffix(".tmp")
-    temporary.write_bytes(msgspec.json.format(msgspec.json.encode(preferences)))
-    os.replace(temporary, file)
+    write_atomic(file, msgspec.json.format(msgspec.json.encode(preferences)))

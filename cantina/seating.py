@@ -6,7 +6,6 @@ tables, so a table is described the same way wherever it is set up.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 import msgspec
@@ -15,15 +14,15 @@ from cantina.ai.temperament import Temperament, temperament
 from cantina.games import GAMES
 from cantina.games.dice import Dice
 from cantina.games.table import Game, checked
+from cantina.text import clean_text
 
 MAX_NAME = 16
 
 
 def clean_name(text: str, fallback: str = "Player", limit: int = MAX_NAME) -> str:
-    """A display name safe to show anywhere: no control or format characters (ESC included),
-    single spaces, at most `limit` characters."""
-    kept = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch == " ")
-    name = " ".join(kept.split())[:limit].strip()
+    """A display name safe to show anywhere: no control or format characters (ESC included;
+    `clean_text`), single spaces, at most `limit` characters."""
+    name = " ".join(clean_text(text).split())[:limit].strip()
     return name or fallback
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
 
 from screens.drawing import KeptDrawing
+from screens.textual_compat import FooterKey, bindings_ready, key_disabled, set_key_disabled
 
 
 class TableKey(KeptDrawing, FooterKey):
@@ -15,7 +15,7 @@ class TableKey(KeptDrawing, FooterKey):
     between them at every move, and drawing one anew cost more than a die."""
 
     def drawing_key(self) -> bool:
-        return self._disabled
+        return key_disabled(self)
 
 
 class TableFooter(Footer):
@@ -29,7 +29,7 @@ class TableFooter(Footer):
     def compose(self) -> ComposeResult:
         """Textual's footer keys (one for each action, as `Footer` shows them), as
         `TableKey`s. A table has no groups of keys and shows no palette key."""
-        if not self._bindings_ready:
+        if not bindings_ready(self):
             return
         keys: dict[str, TableKey] = {}
         for _, binding, enabled, tooltip in self.screen.active_bindings.values():
@@ -47,7 +47,7 @@ class TableFooter(Footer):
             yield key.data_bind(compact=Footer.compact)
 
     def bindings_changed(self, screen: Screen) -> None:
-        ready = self._bindings_ready and self.app.app_focus and screen is self.screen
+        ready = bindings_ready(self) and self.app.app_focus and screen is self.screen
         if not (ready and self._relit()):
             super().bindings_changed(screen)
 
@@ -64,7 +64,7 @@ class TableFooter(Footer):
         for key in keys:
             disabled = not enabled[key.action]
             if key.has_class("-disabled") != disabled:
-                key._disabled = disabled  # what a click on the key does: a bell, or the key
+                set_key_disabled(key, disabled)  # what a click on it does: a bell, or the key
                 # The class says so, as in Textual's own footer, but restyling the key by
                 # its selectors costs more than the rest of the move: its own style says it.
                 key.set_class(disabled, "-disabled", update=False)

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical
 from textual.content import Content
-from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from cantina.games import GAMES
 from screens.services import UsesApp
+from screens.textual_compat import LeavesOutDefaultCSS
 
 TITLE_ART = r"""
   ____    _    _   _ _____ ___ _   _    _
@@ -24,13 +23,14 @@ TITLE_ART = r"""
 """
 
 
-class MenuButton(Button):
+class MenuButton(LeavesOutDefaultCSS, Button):
     """A `Button` (CSS and queries for `Button` still match it) that brings only the rules
     the menu's buttons use, the default style and variant, rather than Button's whole
     stylesheet of variants and flat styles: parsing that is a noticeable part of a cold
     start, and the first table loads it anyway. The rules below are Textual 8.2.8's own for
     these cases, so the buttons look and behave the same."""
 
+    LEAVE_OUT_DEFAULT_CSS = (Button,)
     DEFAULT_CSS = """
     MenuButton {
         width: auto;
@@ -96,11 +96,6 @@ class MenuButton(Button):
     }
     """
 
-    @property
-    def _node_bases(self) -> Sequence[type[DOMNode]]:
-        """The classes whose DEFAULT_CSS this widget brings: Button's own is left out."""
-        return [base for base in super()._node_bases if base is not Button]
-
 
 class MenuScreen(UsesApp, Screen[None]):
     """The first screen: pick a game, or resume, read the rules, change settings, quit."""
@@ -153,20 +148,31 @@ class MenuScreen(UsesApp, Screen[None]):
         itself after every decision), so another cantina may open it."""
         self.cantina.back_at(self)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        button = event.button.id or ""
-        if button.startswith("play-"):
-            self.action_game(button.removeprefix("play-"))
-        elif button == "new-campaign":
-            self.action_new_campaign()
-        elif button == "resume":
-            self.action_resume()
-        elif button == "rules":
-            self.action_rules()
-        elif button == "settings":
-            self.action_settings()
-        elif button == "quit":
-            self.app.exit()
+    # Each button does what its key does.
+
+    @on(Button.Pressed, ".game")
+    def game_pressed(self, event: Button.Pressed) -> None:
+        self.action_game((event.button.id or "").removeprefix("play-"))
+
+    @on(Button.Pressed, "#new-campaign")
+    def new_campaign_pressed(self) -> None:
+        self.action_new_campaign()
+
+    @on(Button.Pressed, "#resume")
+    def resume_pressed(self) -> None:
+        self.action_resume()
+
+    @on(Button.Pressed, "#rules")
+    def rules_pressed(self) -> None:
+        self.action_rules()
+
+    @on(Button.Pressed, "#settings")
+    def settings_pressed(self) -> None:
+        self.action_settings()
+
+    @on(Button.Pressed, "#quit")
+    def quit_pressed(self) -> None:
+        self.app.exit()
 
     def action_game(self, game: str) -> None:
         from screens.setup import SetupScreen

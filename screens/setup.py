@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -24,12 +25,13 @@ HUMAN = "human"
 
 class Tick(Checkbox):
     """A checkbox whose mark itself shows the state (X or blank), not only its colour, so
-    a NO_COLOR terminal still shows which variants are on."""
+    a NO_COLOR terminal still shows which variants are on. The mark (Textual's public
+    `BUTTON_INNER`) is chosen as the box is drawn; it is one cell either way, so the
+    width Textual measures with the class's "X" is the same."""
 
-    @property
-    def _button(self) -> Content:
+    def render(self) -> Content:
         self.BUTTON_INNER = "X" if self.value else " "
-        return super()._button
+        return super().render()
 
 
 DEFAULT_AI = ("Expert", "Bold", "Cautious", "Reckless", "Superstitious", "Treacherous", "Loyal")
@@ -192,11 +194,13 @@ class SetupScreen(UsesApp, Screen[None]):
             match_stake=stake,
         )
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "start":
-            self.action_start()
-        elif event.button.id == "back":
-            self.action_back()
+    @on(Button.Pressed, "#start")
+    def start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#back")
+    def back_pressed(self) -> None:
+        self.action_back()
 
     def action_start(self) -> None:
         if self.campaign:

@@ -7,7 +7,6 @@ Player names are untrusted text: they go through `safe_text`, never through mark
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -19,6 +18,7 @@ from textual.style import Style as ContentStyle
 from textual.timer import Timer
 from textual.widget import Widget
 
+from cantina.text import clean_text
 from screens.dice import animation_speed
 from screens.drawing import KeptDrawing, KeptStyles, component_style
 
@@ -27,14 +27,10 @@ FLASH_SECONDS = 0.6
 
 
 def safe_text(value: object, style: Style | str = "") -> Text:
-    """`value` as plain `Text`: markup is never interpreted and control characters (ESC,
-    newlines, bidi overrides...) are dropped, so a name cannot restyle or break the screen."""
-    cleaned = "".join(
-        ch
-        for ch in str(value)
-        if ch == "\u200d" or unicodedata.category(ch) not in {"Cc", "Cf", "Cs"}
-    )
-    return Text(cleaned, style=style, end="")
+    """`value` as plain `Text`: markup is never interpreted and control and format
+    characters (ESC, newlines, bidi overrides...; `clean_text`) are dropped, so a name
+    cannot restyle or break the screen, even one read from a hand-edited save."""
+    return Text(clean_text(str(value)), style=style, end="")
 
 
 class HealthPips(KeptDrawing, Widget):

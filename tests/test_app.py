@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Static
-from textual.widgets._footer import FooterKey
 
 from cantina.app import CantinaApp
 from cantina.games.valdes import ValDesSettings
@@ -19,6 +18,7 @@ from screens.result import ResultScreen
 from screens.setup import SetupScreen
 from screens.table import TableScreen
 from screens.table_widgets import DecisionBar
+from screens.textual_compat import FooterKey
 from screens.too_small import TooSmallScreen
 
 SIZE = (80, 24)

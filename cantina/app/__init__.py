@@ -25,6 +25,7 @@ from cantina.app.themes import THEMES
 from cantina.pace import TUMBLE_SECONDS, Pace
 from screens.menu import MenuScreen
 from screens.stylesheets import stylesheets
+from screens.textual_compat import start_with_theme
 from screens.too_small import TooSmallScreen
 
 if TYPE_CHECKING:  # the rules core loads with the first table, not with the menu
@@ -89,22 +90,8 @@ class CantinaApp(App[None]):
         for theme in THEMES:
             self.register_theme(theme)
         if self.preferences.theme in self.available_themes:
-            self._start_with_theme(self.preferences.theme)
-
-    def _start_with_theme(self, name: str) -> None:
-        """Begin in theme `name` before any CSS is parsed. Assigning `self.theme` here would
-        run Textual's theme watcher, which re-parses every stylesheet in a fresh parser (its
-        cache thrown away, so all is parsed once more at mount): about a tenth of a cold
-        start. This does the rest of what that watcher does."""
-        self.set_reactive(App.theme, name)
-        theme = self.current_theme
-        classes = {name: False for name in self.classes if name.startswith("-theme-")}
-        classes[f"-theme-{name}"] = True
-        classes["-dark-mode"] = theme.dark
-        classes["-light-mode"] = not theme.dark
-        self.update_classes(classes, update=False)
-        self.stylesheet.set_variables(self.get_css_variables())
-        self._refresh_truecolor_filter(self.ansi_theme)
+            # Not `self.theme = ...`: that re-parses every stylesheet (see start_with_theme).
+            start_with_theme(self, self.preferences.theme)
 
     def get_default_screen(self) -> Screen:
         """The menu is the bottom of the screen stack: composing it as the default screen,

@@ -1,7 +1,8 @@
 """Where campaign files live, and how they are read, written, locked and listed.
 
-Writes are atomic: a temporary file in the same folder, fsync, rename over the old file,
-fsync of the folder, so a crash at any moment leaves either the old save or the new one.
+Writes are atomic (`cantina.files.write_atomic`): a temporary file in the same folder,
+fsync, rename over the old file, fsync of the folder, so a crash at any moment leaves
+either the old save or the new one.
 An advisory lock (flock on a hidden `.NAME.lock` beside the save) keeps two processes (a
 local app and the SSH host, say) from playing one campaign at once; the kernel drops it
 when its process dies, even by SIGKILL. A file that cannot be read is reported with its
@@ -23,6 +24,7 @@ import msgspec
 from cantina.campaign.check import read_campaign
 from cantina.campaign.errors import Damaged, InUse
 from cantina.campaign.series import Campaign, campaign_name
+from cantina.files import write_atomic  # the autosave test swaps it here for a full disk
 
 UNEXPECTED = "could not be read (an unexpected error)"
 
@@ -78,34 +80,6 @@ class CampaignLock:
         if self._fd is not None:
             os.close(self._fd)  # closing drops the flock
             self._fd = None
-
-
-def write_atomic(path: Path, data: bytes, *, replace: bool = True) -> None:
-    """Write `data` to `path` so that a crash leaves the old file or the new one, whole.
-    With `replace` False an existing file is never touched (FileExistsError)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        if replace:
-            os.replace(tmp, path)
-        else:
-            os.link(tmp, path)  # fails if the name is taken: never clobbers
-            os.unlink(tmp)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def encode(campaign: Campaign) -> bytes:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +17,7 @@ from screens.backroom import LobbyScreen
 from screens.game_screens import screen_for
 from screens.stylesheets import stylesheets
 from screens.table import TableScreen
+from screens.textual_compat import keep_process_streams
 
 if TYPE_CHECKING:
     from cantina.campaign.store import Store
@@ -66,7 +65,8 @@ class HostedApp(CantinaApp):
         self.driver_class = ChannelDriver
         self.shared_screen: TableScreen | None = None
         """The screen of the shared table this session last sat at."""
-        environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        # As Textual's own console, with the player's colour depth. The host's NO_COLOR is
+        # not the player's: `no_color=False` (Textual hides it from its console instead).
         self.console = Console(
             color_system=colours,  # type: ignore[arg-type]
             file=self.console.file,
@@ -74,17 +74,13 @@ class HostedApp(CantinaApp):
             highlight=False,
             emoji=False,
             legacy_windows=False,
-            _environ=environ,
+            no_color=False,
             force_terminal=True,
             safe_box=False,
             soft_wrap=False,
         )
-        # App redirects sys.stdout to a capture of its own while it runs and restores
-        # what it found when it ends; with many apps ending in any order, that would leave
-        # a finished app as the process's stdout. Capturing to the streams themselves
-        # makes every swap a no-op.
-        self._capture_stdout = sys.stdout  # type: ignore[assignment]
-        self._capture_stderr = sys.stderr  # type: ignore[assignment]
+        # Many apps share the process: none may leave its stdout swapped for its own.
+        keep_process_streams(self)
         # Parse each stylesheet once for the host, not once per session (see styles.py).
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
 

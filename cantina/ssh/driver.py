@@ -12,10 +12,11 @@ from codecs import getincrementaldecoder
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import constants, events
-from textual._xterm_parser import XTermParser
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.message import Message
+
+from screens.textual_compat import UncachedXTermParser
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -33,15 +34,6 @@ class Terminal(Protocol):
     def detach(self) -> None: ...
 
 
-class SessionParser(XTermParser):
-    """XTermParser without its method-level `lru_cache`: that cache is shared by every
-    parser in the process and keeps key events, and through their sender every App that
-    ever parsed a key, alive; and one session's event objects must not reach another."""
-
-    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
-        return XTermParser._parse_extended_key.__wrapped__(self, sequence)  # type: ignore[attr-defined]
-
-
 class ChannelDriver(Driver):
     """Display and input for one hosted app, over its session's channel."""
 
@@ -54,8 +46,12 @@ class ChannelDriver(Driver):
         size: tuple[int, int] | None = None,
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
+        self.hosted = app
+        """The app this driver serves (the base class keeps it too, but privately)."""
+        self.mouse_reporting = mouse
+        """Whether the terminal is asked to report the mouse."""
         self.terminal: Terminal = app.terminal  # type: ignore[attr-defined]
-        self._parser = SessionParser()
+        self._parser = UncachedXTermParser()  # one per session, sharing nothing
         self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
         self._tick: asyncio.TimerHandle | None = None
         self._attached = False
@@ -72,14 +68,14 @@ class ChannelDriver(Driver):
 
     def send_message(self, message: Message) -> None:
         # Same thread as the app: post directly instead of through run_coroutine_threadsafe.
-        self._app.post_message(message)
+        self.hosted.post_message(message)
 
     def start_application_mode(self) -> None:
         self.terminal.attach(self)
         self._attached = True
         self.resized(*self.terminal.size)
         self.write("\x1b[?1049h")  # alternate screen
-        if self._mouse:
+        if self.mouse_reporting:
             self.write("\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h")
         self.write("\x1b[?25l")  # hide the cursor
         self.write("\x1b[?1004h")  # focus in / out
@@ -98,7 +94,7 @@ class ChannelDriver(Driver):
     def stop_application_mode(self) -> None:
         self.disable_input()
         self.write("\x1b[?2004l\x1b[?7h")
-        if self._mouse:
+        if self.mouse_reporting:
             self.write("\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l")
         self.write("\x1b[?1049l\x1b[?25h\x1b[?1004l")
 

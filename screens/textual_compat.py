@@ -1,0 +1,240 @@
+"""Every private Textual name the cantina relies on, in one place.
+
+Textual is pinned exactly (pyproject.toml), and where it offers a public way the code uses
+it; what is left is here, each piece saying what it reaches into and why nothing public
+does the job. `tests/test_textual_compat.py` checks every name and signature below against
+the installed Textual, so an upgrade that moves one fails a test that names it, and checks
+that the Textual code copied here is still what it was copied from.
+
+Screens, the app, the SSH host and the benchmarks import it, so it imports only textual
+and rich (never `cantina.app` or `cantina.ssh`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+from textual._compositor import CompositorUpdate
+from textual._xterm_parser import XTermParser
+from textual.app import App
+from textual.css.stylesheet import Stylesheet
+from textual.widgets import _footer
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from textual import events
+    from textual.css.model import RuleSet
+    from textual.dom import DOMNode
+    from textual.screen import Screen
+    from textual.widget import Widget
+    from textual.widgets import Footer
+
+__all__ = [
+    "FooterKey",
+    "LeavesOutDefaultCSS",
+    "ParseHookStylesheet",
+    "UncachedXTermParser",
+    "bindings_ready",
+    "keep_process_streams",
+    "key_disabled",
+    "on_each_frame",
+    "set_key_disabled",
+    "start_with_theme",
+    "terminal_output",
+    "visible_widgets",
+]
+
+# --- the footer (screens/footer.py) -------------------------------------------------------
+
+FooterKey = _footer.FooterKey
+"""The widget Textual's Footer shows for one key (`textual.widgets._footer.FooterKey`;
+textual.widgets does not export it): the table's footer makes its keys from a subclass
+that keeps their drawings."""
+
+
+def bindings_ready(footer: Footer) -> bool:
+    """Whether `footer` has been told its screen's bindings (`Footer._bindings_ready`):
+    until then Textual's footer composes no keys, and the table's footer must not either."""
+    return footer._bindings_ready
+
+
+def key_disabled(key: FooterKey) -> bool:
+    """Whether a footer key is dimmed (`FooterKey._disabled`, from its `disabled`
+    argument): the table's footer keeps a drawing for each state."""
+    return key._disabled
+
+
+def set_key_disabled(key: FooterKey, disabled: bool) -> None:
+    """Dim or light a footer key in place, as far as a click on it goes: `FooterKey`
+    reads `_disabled` on a mouse down to ring the bell or press the key. Textual's own
+    footer mounts new keys instead, which lays the screen out again; how the key looks
+    (its class, its style) is the caller's business."""
+    key._disabled = disabled
+
+
+# --- default CSS (screens/menu.py) --------------------------------------------------------
+
+
+class LeavesOutDefaultCSS:
+    """Mixin for a widget that brings the DEFAULT_CSS of the classes it derives from,
+    except those in `LEAVE_OUT_DEFAULT_CSS`, while CSS selectors and queries still see
+    it as one of them. It overrides `DOMNode._node_bases`, the list of classes whose
+    DEFAULT_CSS Textual gathers for a node. The public switch, `inherit_css=False`,
+    would also drop every other base's CSS (Widget's) and the bases' names from
+    selectors."""
+
+    LEAVE_OUT_DEFAULT_CSS: ClassVar[tuple[type, ...]] = ()
+
+    @property
+    def _node_bases(self) -> Sequence[type[DOMNode]]:
+        bases: Sequence[type[DOMNode]] = super()._node_bases  # type: ignore[misc]
+        return [base for base in bases if base not in self.LEAVE_OUT_DEFAULT_CSS]
+
+
+# --- the theme at start (cantina/app) -----------------------------------------------------
+
+
+def start_with_theme(app: App[Any], name: str) -> None:
+    """Put `app` in theme `name` before any CSS is parsed (from its `__init__`).
+
+    Assigning `app.theme` would run Textual's theme watcher (`App._watch_theme`), which
+    re-parses every stylesheet in a fresh parser (its cache thrown away, so all is parsed
+    once more at mount): about a tenth of a cold start. This is the rest of that watcher,
+    copied from Textual 8.2.8: the reactive set without its watcher, the theme classes,
+    the stylesheet's variables and `App._refresh_truecolor_filter` (which swaps in the
+    ANSI-to-truecolour filter for the theme's ANSI colours; it has no public form)."""
+    app.set_reactive(App.theme, name)
+    theme = app.current_theme
+    classes = {old: False for old in app.classes if old.startswith("-theme-")}
+    classes[f"-theme-{name}"] = True
+    classes["-dark-mode"] = theme.dark
+    classes["-light-mode"] = not theme.dark
+    app.update_classes(classes, update=False)
+    app.stylesheet.set_variables(app.get_css_variables())
+    app._refresh_truecolor_filter(app.ansi_theme)
+
+
+# --- many apps in one process (cantina/ssh) -----------------------------------------------
+
+
+class UncachedXTermParser(XTermParser):
+    """Textual's terminal input parser (`textual._xterm_parser.XTermParser`, which has no
+    public form), without the method-level `lru_cache` on `_parse_extended_key`: that
+    cache is shared by every parser in the process and keeps key events, and through
+    their sender every App that ever parsed a key, alive; and one session's event
+    objects must not reach another. It calls the uncached function (`__wrapped__`)."""
+
+    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
+        parse = XTermParser._parse_extended_key.__wrapped__  # type: ignore[attr-defined]
+        return parse(self, sequence)
+
+
+class ParseHookStylesheet(Stylesheet):
+    """Textual's Stylesheet with its one step that turns a CSS source into rules
+    (`Stylesheet._parse_rules`) open to a subclass as `parse_source`, and with `reparse`
+    and `copy` making sheets of the subclass, where Textual's make a plain `Stylesheet`
+    (which would not share what the subclass shares). A subclass must accept
+    `variables=` as its only argument.
+
+    `reparse` is Textual 8.2.8's own, with `type(self)` for `Stylesheet`; it sets the
+    sheet's private `_rules`, `_rules_map`, `_require_parse` and `_invalid_css` as the
+    original does. `css_variables` reads `_variables`, which has no public getter."""
+
+    @property
+    def css_variables(self) -> dict[str, str]:
+        """The variables this sheet substitutes into CSS (`Stylesheet._variables`)."""
+        return self._variables
+
+    def parse_source(
+        self,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool,
+        tie_breaker: int,
+        scope: str,
+    ) -> list[RuleSet]:
+        """The rules in one CSS source, as Textual parses them."""
+        return super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+
+    def _parse_rules(
+        self,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[RuleSet]:
+        return self.parse_source(css, read_from, is_default_rules, tie_breaker, scope)
+
+    def reparse(self) -> None:
+        """As `Stylesheet.reparse`: parse again in a fresh sheet (of this class), so an
+        error leaves this one intact."""
+        fresh = type(self)(variables=self._variables)
+        for read_from, (css, is_defaults, tie_breaker, scope) in self.source.items():
+            fresh.add_source(
+                css,
+                read_from=read_from,
+                is_default_css=is_defaults,
+                tie_breaker=tie_breaker,
+                scope=scope,
+            )
+        try:
+            fresh.parse()
+        except Exception:
+            self._invalid_css.update(fresh._invalid_css)
+            raise
+        self._rules = fresh.rules
+        self._rules_map = None
+        self.source = fresh.source
+        self._require_parse = False
+
+    def copy(self) -> Self:
+        """As `Stylesheet.copy`, as a sheet of this class."""
+        stylesheet = type(self)(variables=self._variables.copy())
+        stylesheet.source = self.source.copy()
+        return stylesheet
+
+
+def keep_process_streams(app: App[Any]) -> None:
+    """Have `app` leave the process's `sys.stdout` and `sys.stderr` alone. An App
+    redirects them to captures of its own (`App._capture_stdout`, `_capture_stderr`)
+    while it runs and restores what it found when it ends; with many apps in one process
+    ending in any order, that would leave a finished app as the process's stdout.
+    Capturing to the streams themselves makes every swap a no-op."""
+    app._capture_stdout = sys.stdout  # type: ignore[assignment]
+    app._capture_stderr = sys.stderr  # type: ignore[assignment]
+
+
+# --- timing frames (benchmarks/bench_app.py) ----------------------------------------------
+
+
+def on_each_frame(
+    app: App[Any], seen: Callable[[Screen[Any], RenderableType | None], None]
+) -> None:
+    """Call `seen(screen, renderable)` after each frame `app` composes is displayed.
+    Every frame goes through `App._display`, which this wraps; Textual has no public
+    hook for a composed frame."""
+    display = app._display
+
+    def watched(screen: Screen[Any], renderable: RenderableType | None) -> None:
+        display(screen, renderable)
+        seen(screen, renderable)
+
+    app._display = watched  # type: ignore[method-assign]
+
+
+def terminal_output(renderable: RenderableType | None, console: Console) -> str | None:
+    """A composed frame as the escape sequences a terminal would get, or None when it is
+    no frame update. Headless, `App._display` skips this step; a benchmark does it to
+    time what a real terminal's frame costs (`textual._compositor.CompositorUpdate`)."""
+    if isinstance(renderable, CompositorUpdate):
+        return renderable.render_segments(console)
+    return None
+
+
+def visible_widgets(screen: Screen[Any]) -> Collection[Widget]:
+    """The widgets on show in `screen`'s last layout (`Screen._compositor`'s
+    `visible_widgets`): a benchmark waits only for those to be drawn."""
+    return screen._compositor.visible_widgets

@@ -1,0 +1,210 @@
+"""What screens/textual_compat.py takes from Textual's internals is still there.
+
+Each private name and signature the compat module relies on is one case below, so a
+Textual upgrade that moves one fails a test naming it (the compat module's docstring for
+it says what it was for). The Textual code the module copies is checked too: when the
+original changes, the copy must be read against it again. And no other module may import
+Textual's private modules, so the compat module stays the one place.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib
+import inspect
+import re
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import screens.textual_compat as compat
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One private name: `module:Owner.name`, with the parameters the compat module passes
+    it (in order, `self` included for a function taken from its class) when it is called,
+    or `instance` when it is an attribute Textual sets on each instance."""
+
+    where: str
+    params: tuple[str, ...] | None = None
+    instance: bool = False
+
+    def __str__(self) -> str:
+        return self.where
+
+
+PIECES = [
+    Piece(
+        "textual.widgets._footer:FooterKey",
+        params=("key", "key_display", "description", "action", "disabled", "tooltip"),
+    ),
+    Piece("textual.widgets._footer:FooterKey._disabled", instance=True),
+    Piece("textual.widgets._footer:Footer._bindings_ready"),
+    Piece("textual.dom:DOMNode._node_bases"),
+    Piece("textual.app:App._refresh_truecolor_filter", params=("self", "theme")),
+    Piece(
+        "textual._xterm_parser:XTermParser._parse_extended_key.__wrapped__",
+        params=("self", "sequence"),
+    ),
+    Piece("textual.css.stylesheet:Stylesheet", params=("variables",)),
+    Piece(
+        "textual.css.stylesheet:Stylesheet._parse_rules",
+        params=("self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"),
+    ),
+    Piece("textual.css.stylesheet:Stylesheet._variables", instance=True),
+    Piece("textual.css.stylesheet:Stylesheet._invalid_css", instance=True),
+    Piece("textual.css.stylesheet:Stylesheet._rules", instance=True),
+    Piece("textual.css.stylesheet:Stylesheet._rules_map", instance=True),
+    Piece("textual.css.stylesheet:Stylesheet._require_parse", instance=True),
+    Piece("textual.app:App._capture_stdout", instance=True),
+    Piece("textual.app:App._capture_stderr", instance=True),
+    Piece("textual.app:App._display", params=("self", "screen", "renderable")),
+    Piece("textual._compositor:CompositorUpdate.render_segments", params=("self", "console")),
+    Piece("textual.screen:Screen._compositor", instance=True),
+    Piece("textual._compositor:Compositor.visible_widgets"),
+]
+
+INSTANCES: dict[str, Callable[[type], Any]] = {
+    "FooterKey": lambda cls: cls("a", "a", "A", "act", disabled=True),
+    "Stylesheet": lambda cls: cls(),
+    "App": lambda cls: cls(),
+    "Screen": lambda cls: cls(),
+}
+"""How to make an instance of an owner whose instances carry a private attribute."""
+
+
+def missing(piece: Piece) -> str | None:
+    """What of `piece` the installed Textual lacks, in words; None when it is all there."""
+    module_name, _, path = piece.where.partition(":")
+    try:
+        found: Any = importlib.import_module(module_name)
+    except ImportError:
+        return f"module {module_name} cannot be imported"
+    *owners, name = path.split(".")
+    for part in owners:
+        try:
+            found = inspect.getattr_static(found, part)
+        except AttributeError:
+            return f"{module_name} has no {part} (looking for {path})"
+    if piece.instance:
+        owner = found
+        try:
+            found = inspect.getattr_static(INSTANCES[owner.__name__](owner), name)
+        except AttributeError:
+            return f"a {owner.__name__} instance has no attribute {name}"
+    else:
+        try:
+            found = inspect.getattr_static(found, name)
+        except AttributeError:
+            return f"{module_name} has no {path}"
+    if piece.params is not None:
+        try:
+            names = tuple(inspect.signature(found).parameters)
+        except (TypeError, ValueError):
+            return f"{path} cannot be called any more"
+        if names[: len(piece.params)] != piece.params:
+            return f"{path} takes {names}, the compat module passes {piece.params}"
+    return None
+
+
+@pytest.mark.parametrize("piece", PIECES, ids=str)
+def test_textual_still_has(piece: Piece) -> None:
+    assert missing(piece) is None, f"Textual changed: {missing(piece)}"
+
+
+@pytest.mark.parametrize(
+    ("piece", "said"),
+    [
+        (Piece("textual._no_such_module:Thing"), "cannot be imported"),
+        (Piece("textual.widgets._footer:NoSuchKey._disabled"), "has no NoSuchKey"),
+        (Piece("textual.widgets._footer:Footer._no_such_name"), "has no Footer._no_such_name"),
+        (Piece("textual.app:App._no_such_name", instance=True), "instance has no attribute"),
+        (Piece("textual.app:App._display", params=("self", "frame")), "takes"),
+        (Piece("textual.dom:DOMNode._node_bases", params=("self",)), "cannot be called"),
+    ],
+    ids=str,
+)
+def test_a_missing_piece_is_reported(piece: Piece, said: str) -> None:
+    """The check is not vacuous: a made-up name, module or parameter is reported."""
+    assert said in (missing(piece) or "")
+
+
+COPIES = {
+    "textual.app:App._watch_theme": ("585f469c9ae8ca2d", "start_with_theme"),
+    "textual.css.stylesheet:Stylesheet.reparse": ("d84aac4b3e199dd5", "ParseHookStylesheet"),
+    "textual.css.stylesheet:Stylesheet.copy": ("6df8af9e22f04c35", "ParseHookStylesheet"),
+}
+"""Textual code the compat module copies, with a digest of the original's source."""
+
+
+def test_every_private_name_in_the_compat_module_is_checked() -> None:
+    """A private name the compat module uses without a case here would go unchecked."""
+    source = Path(compat.__file__).read_text()
+    used = set(re.findall(r"\.(_[a-z]\w*)", source))
+    assert "_bindings_ready" in used and "_compositor" in used
+    wheres = [piece.where for piece in PIECES] + list(COPIES)
+    checked = {name for where in wheres for name in where.replace(":", ".").split(".")}
+    assert used <= checked, f"add a Piece for {sorted(used - checked)}"
+
+
+@pytest.mark.parametrize("original", COPIES)
+def test_copied_textual_code_is_unchanged(original: str) -> None:
+    digest, copy = COPIES[original]
+    module_name, _, path = original.partition(":")
+    found: Any = importlib.import_module(module_name)
+    for part in path.split("."):
+        found = getattr(found, part)
+    source = textwrap.dedent(inspect.getsource(found))
+    assert hashlib.sha256(source.encode()).hexdigest()[:16] == digest, (
+        f"Textual's {path} changed: read {copy} in screens/textual_compat.py against it, "
+        "then update its digest here"
+    )
+
+
+def private_textual_imports(path: Path) -> list[str]:
+    """The private Textual modules (a name part starting with _) `path` imports."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "textual" and any(part.startswith("_") for part in parts[1:]):
+                found.append(name)
+    return found
+
+
+def test_only_the_compat_module_imports_textuals_private_modules() -> None:
+    files = [
+        path
+        for folder in ("cantina", "screens", "benchmarks")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if path != Path(compat.__file__).resolve()
+    ]
+    assert len(files) > 20
+    leaks = {
+        str(p.relative_to(ROOT)): found for p in files if (found := private_textual_imports(p))
+    }
+    assert leaks == {}, "import these through screens/textual_compat.py"
+
+
+def test_the_import_check_catches_a_private_import(tmp_path: Path) -> None:
+    leaky = tmp_path / "leaky.py"
+    leaky.write_text("from textual.widgets._footer import FooterKey\nimport textual._compositor\n")
+    assert private_textual_imports(leaky) == [
+        "textual.widgets._footer",
+        "textual.widgets._footer.FooterKey",
+        "textual._compositor",
+    ]
