@@ -103,13 +103,28 @@ def test_host_key_is_made_once_private_and_kept(tmp_path):
 
 
 def test_authorized_keys_are_read_with_options_and_comments(keys, tmp_path):
-    listed = read_authorized_keys(keys.authorized)
+    """asyncssh reads the file: a listed key (with options) comes in, an unlisted one does
+    not, `from=` limits where a key may come from, a certificate authority's line admits
+    nobody as a player, and a file with no key in it is refused at start, by name."""
     player = asyncssh.read_public_key(keys.player.with_suffix(".pub"))
     stranger = asyncssh.read_public_key(keys.stranger.with_suffix(".pub"))
-    assert fingerprint(player) in listed and fingerprint(stranger) not in listed
+    partner = asyncssh.read_public_key(keys.partner.with_suffix(".pub"))
+    options = HostOptions(authorized_keys=keys.authorized)
+    host = Host(options, read_authorized_keys(keys.authorized))
+    assert host.admits(player, "127.0.0.1") and not host.admits(stranger, "127.0.0.1")
+    fenced = tmp_path / "fenced"
+    fenced.write_text(
+        f'from="10.1.2.3" {keys.player.with_suffix(".pub").read_text()}'
+        f"cert-authority {keys.partner.with_suffix('.pub').read_text()}"
+    )
+    host = Host(options, read_authorized_keys(fenced))
+    assert host.admits(player, "10.1.2.3") and not host.admits(player, "127.0.0.1")
+    assert not host.admits(partner, "127.0.0.1"), "an authority is not a player"
+    assert read_authorized_keys(tmp_path / "missing") is None
     junk = tmp_path / "junk"
     junk.write_text("# a comment\n\nssh-ed25519 notbase64 x\n")
-    assert read_authorized_keys(junk) == frozenset()
+    with pytest.raises(ValueError, match="junk"):
+        read_authorized_keys(junk)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
@@ -37,21 +36,14 @@ def fingerprint(key: asyncssh.SSHKey) -> str:
     return key.get_fingerprint("sha256")
 
 
-def read_authorized_keys(path: Path | None) -> frozenset[str]:
-    """The fingerprints of the plain keys in an OpenSSH authorized_keys file. Options and
-    certificate authorities are ignored: the cantina grants a seat at its tables, nothing
-    more, and only to a listed key."""
+def read_authorized_keys(path: Path | None) -> asyncssh.SSHAuthorizedKeys | None:
+    """The players' keys from an OpenSSH authorized_keys file, as asyncssh reads them: its
+    options hold (a `from=` list limits where a key may come from) and a certificate
+    authority's line admits nobody as a player. None when there is no file; ValueError,
+    naming the file, when it holds no key at all."""
     if path is None or not path.exists():
-        return frozenset()
-    found: set[str] = set()
-    for line in path.read_text().splitlines():
-        words = line.split()
-        for i, word in enumerate(words):
-            if word.startswith(KEY_TYPES) and i + 1 < len(words):
-                with contextlib.suppress(asyncssh.KeyImportError, ValueError):
-                    found.add(fingerprint(asyncssh.import_public_key(f"{word} {words[i + 1]}")))
-                break
-    return frozenset(found)
-
-
-KEY_TYPES = ("ssh-", "ecdsa-", "sk-")
+        return None
+    try:
+        return asyncssh.read_authorized_keys(path)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None

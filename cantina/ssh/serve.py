@@ -46,8 +46,8 @@ async def run_host(options: HostOptions, ready=None, *, tune_gc: bool = True) ->
     print(f"cantina: host key fingerprint {fingerprint(key)}", flush=True)
     if options.open:
         print("cantina: --open: any key is admitted", flush=True)
-    else:
-        print(f"cantina: {len(authorized)} authorized key(s)", flush=True)
+    elif options.authorized_keys is not None:
+        print(f"cantina: players' keys from {options.authorized_keys}", flush=True)
     if options.guests:
         print("cantina: --guests: clients without a key are admitted", flush=True)
     if ready is not None:
@@ -69,7 +69,7 @@ def serve(options: HostOptions) -> int:
         asyncio.run(run_host(options))
     except KeyboardInterrupt:
         pass
-    except OSError as err:
+    except (OSError, ValueError) as err:
         print(f"cantina: {err}", file=sys.stderr)
         return 1
     return 0

@@ -68,7 +68,7 @@ class HostOptions:
 class Host:
     """The running cantina host: who is connected, the sessions, the shared lobby."""
 
-    def __init__(self, options: HostOptions, authorized: frozenset[str]) -> None:
+    def __init__(self, options: HostOptions, authorized: asyncssh.SSHAuthorizedKeys | None) -> None:
         self.options = options
         self.limits = options.limits
         self.authorized = authorized
@@ -92,8 +92,14 @@ class Host:
         name = hashlib.sha256(identity.encode()).hexdigest()[:24]
         return save_dir(self.options.save_dir) / "players" / name
 
-    def admits(self, key_fingerprint: str) -> bool:
-        return self.options.open or key_fingerprint in self.authorized
+    def admits(self, key: asyncssh.SSHKey, address: str) -> bool:
+        """Whether this key may come in from `address`: any key with `--open`, else a key
+        the authorized keys list (for that address, if its line says `from=`)."""
+        if self.options.open:
+            return True
+        return self.authorized is not None and (
+            self.authorized.validate(key, address, address) is not None
+        )
 
     def room_for(self, address: str) -> str | None:
         """Why a new session from `address` may not start now, or None."""
@@ -238,9 +244,8 @@ class Gate(asyncssh.SSHServer):
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         # Called for every key offered and again for the signed attempt; the last one
         # accepted before authentication completes is the one that proved itself.
-        found = fingerprint(key)
-        if self.host.admits(found):
-            self._offered = found
+        if self.host.admits(key, self.address):
+            self._offered = fingerprint(key)
             return True
         return False
 
