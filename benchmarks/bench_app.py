@@ -5,24 +5,24 @@ screen has been painted, then exiting; wall time from process start to exit and 
 memory (max RSS) per run. The bare app is a Header, a Static and a Footer. Targets: cantina
 at most 1.15x the bare app's wall time and 1.3x its peak memory (medians of one run).
 
-Keypress to next frame: each key `1` goes the whole real way (binding, `LiveTable.submit`,
-the table's `Played` message, narration, board, decision bar) and is timed from the Key
-event posted to the app (as the terminal driver posts it) to the frame that shows all of
-the move (every widget it asked to redraw drawn; `FrameClock`), turned into terminal output
-as a terminal would get it, headless. Tables: Val-Des with four human seats (no AI
-thinking, no hand-off), and the way most people play, one person against AI seats (Val-Des
-against three, Victim! against two); there the frame timed is the one showing the person's
-move, the AI about to think, not the AI's reply, which comes after its own pace. Those rows
-have animation off, as tests do; the last row has the dice tumbling at normal speed, as
-players have them. Beside them, the same figure for a bare Textual app whose Static is
-rewritten on each key: what Textual itself costs on this machine. Keys come 50 ms apart
-(`--gap`), and at an AI table only once the AI seats have played and the person is asked
-again: closer than a frame period (1/60 s) Textual holds a new frame until the next tick,
-which measures its frame pacing rather than our work. With dice tumbling, the key comes
-`--tumble-gap` (0.5 s) after the person is asked, when the AI's dice have settled, as
-they have for a person who reads the options first; a key pressed while they still tumble
-waits for the frame pacing (up to two frame periods after the last tumbling frame), which
-`--tumble-gap 0.05` shows. Target: p95 at most 16 ms.
+Keypress to next frame: each key `1` goes the whole real way (binding, the table's
+`Dealer`, `LiveTable.submit`, the screen's `Changed` message, narration, board, decision
+bar) and is timed from the Key event posted to the app (as the terminal driver posts it) to
+the frame that shows all of the move (every widget it asked to redraw drawn; `FrameClock`),
+turned into terminal output as a terminal would get it, headless. Tables: Val-Des with four
+human seats (no AI thinking, no hand-off), and the way most people play, one person against
+AI seats (Val-Des against three, Victim! against two); there the frame timed is the one
+showing the person's move, the AI about to think, not the AI's reply, which comes after its
+own pace. Those rows have animation off, as tests do; the last row has the dice tumbling at
+normal speed, as players have them. Beside them, the same figure for a bare Textual app
+whose Static is rewritten on each key: what Textual itself costs on this machine. Keys come
+50 ms apart (`--gap`), and at an AI table only once the AI seats have played and the person
+is asked again: closer than a frame period (1/60 s) Textual holds a new frame until the
+next tick, which measures its frame pacing rather than our work. With dice tumbling, the
+key comes `--tumble-gap` (0.5 s) after the person is asked, when the AI's dice have
+settled, as they have for a person who reads the options first; a key pressed while they
+still tumble waits for the frame pacing (up to two frame periods after the last tumbling
+frame), which `--tumble-gap 0.05` shows. Target: p95 at most 16 ms.
 
     python3 dev.py bench     (or: .venv/bin/python benchmarks/bench_app.py)
 """
@@ -209,9 +209,9 @@ async def cantina_keys(
     game: str, seats: str, animation: float, count: int, gap: float
 ) -> list[float]:
     """Key `1` at a table, whenever a person there is asked: the call goes through the key
-    binding, `LiveTable.submit`, the table's `Played` message, the narration, the board and
-    the decision bar, exactly as in play; timed until the frame showing it is composed. A
-    finished game is followed by a new one (the next seed)."""
+    binding, the dealer, `LiveTable.submit`, the screen's `Changed` message, the narration,
+    the board and the decision bar, exactly as in play; timed until the frame showing it is
+    composed. A finished game is followed by a new one (the next seed)."""
     from cantina.app import CantinaApp
     from cantina.games.valdes import ValDesSettings
     from cantina.games.victim import VictimSettings
@@ -229,7 +229,7 @@ async def cantina_keys(
         clock = FrameClock(app)
 
         def hook(message, clock=clock) -> None:
-            if isinstance(message, TableScreen.Played):
+            if isinstance(message, TableScreen.Changed):
                 clock.arm()
 
         async with app.run_test(size=(80, 24), message_hook=hook) as pilot:

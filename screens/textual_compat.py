@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from rich.text import Text
 from textual._compositor import CompositorUpdate
 from textual._xterm_parser import XTermParser
 from textual.app import App
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FooterKey",
     "LeavesOutDefaultCSS",
+    "OneLineCrash",
     "ParseHookStylesheet",
     "UncachedXTermParser",
     "bindings_ready",
@@ -205,6 +207,28 @@ def keep_process_streams(app: App[Any]) -> None:
     Capturing to the streams themselves makes every swap a no-op."""
     app._capture_stdout = sys.stdout  # type: ignore[assignment]
     app._capture_stderr = sys.stderr  # type: ignore[assignment]
+
+
+# --- an unhandled exception (cantina/app/__init__.py) --------------------------------------
+
+
+class OneLineCrash:
+    """A mixin for an App: an unhandled exception still ends the app with status 1, as
+    Textual's own `App._handle_exception` does, but what it prints as it ends
+    (`App._exit_renderables`, Textual's whole traceback with locals) is replaced by the
+    one line `crash_line(error)` gives; that method keeps the details where it likes.
+    Textual has no public hook between an exception and what it prints for it."""
+
+    def crash_line(self, error: BaseException) -> str:
+        """The one line to print; an app that keeps the details says where."""
+        return f"{type(error).__name__}: {error}"
+
+    def _handle_exception(self, error: Exception) -> None:
+        super()._handle_exception(error)  # type: ignore[misc]
+        # Plain text, never markup, and never wrapped: one line whatever the width.
+        self.error_console.soft_wrap = True  # type: ignore[attr-defined]
+        line = Text(self.crash_line(error))
+        self._exit_renderables[:] = [line]  # type: ignore[attr-defined]
 
 
 # --- timing frames (benchmarks/bench_app.py) ----------------------------------------------

@@ -3,6 +3,10 @@ too-small notice, remembered themes, the odds readout, and SVG snapshots at 80x2
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from textual.widgets import Static
 
@@ -274,3 +278,41 @@ def test_snapshot_table_mid_game(snap_compare, game):
 
     app = quiet_app(game, seed=seed, seats=seats)
     assert snap_compare(app, terminal_size=SIZE, run_before=a_few_moves)
+
+
+CRASHING = """
+from cantina.app import CantinaApp
+
+
+class Broken(CantinaApp):
+    def on_mount(self) -> None:
+        self.set_timer(0.05, self.explode)
+
+    def explode(self) -> None:
+        raise RuntimeError("the table fell over")
+
+
+app = Broken(save_preferences=False)
+app.run(headless=True, size=(80, 24))
+raise SystemExit(app.return_code)
+"""
+
+
+def test_an_unhandled_exception_ends_the_app_with_one_line_and_a_failing_status(tmp_path):
+    """Whatever goes wrong that nothing caught: status 1, one line on stderr naming what
+    happened and where the details are (not Textual's traceback), the traceback kept."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "CANTINA_CONFIG_DIR": str(tmp_path / "config"),
+        "CANTINA_LOG_DIR": str(tmp_path / "log"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", CRASHING], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 1
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1, done.stderr
+    assert "RuntimeError: the table fell over" in said[0] and "Traceback" not in done.stderr
+    details = (tmp_path / "log" / "crash.txt").read_text()
+    assert str(tmp_path / "log" / "crash.txt") in said[0]
+    assert details.startswith("Traceback") and "in explode" in details

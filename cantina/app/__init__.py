@@ -10,6 +10,8 @@ picks.
 from __future__ import annotations
 
 import gc
+import os
+import traceback
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +27,7 @@ from cantina.app.themes import THEMES
 from cantina.pace import TUMBLE_SECONDS, Pace
 from screens.menu import MenuScreen
 from screens.stylesheets import stylesheets
-from screens.textual_compat import start_with_theme
+from screens.textual_compat import OneLineCrash, start_with_theme
 from screens.too_small import TooSmallScreen
 
 if TYPE_CHECKING:  # the rules core loads with the first table, not with the menu
@@ -38,8 +40,21 @@ MIN_SIZE = (80, 24)
 """The smallest terminal the layout is drawn for; below it a notice asks for more room."""
 
 
-class CantinaApp(App[None]):
-    """Cantina: the menu first, or straight to a table when `start` is given."""
+def crash_file() -> Path:
+    """Where the details of the last crash are kept: CANTINA_LOG_DIR, else the user's log
+    folder (platformdirs)."""
+    folder = os.environ.get("CANTINA_LOG_DIR")
+    if not folder:
+        import platformdirs  # only on the way out of a crash
+
+        folder = platformdirs.user_log_dir("cantina", appauthor=False)
+    return Path(folder) / "crash.txt"
+
+
+class CantinaApp(OneLineCrash, App[None]):
+    """Cantina: the menu first, or straight to a table when `start` is given. Should
+    anything go wrong that nothing caught, it ends with status 1 and one line saying so
+    (`crash_line`), the details in a file."""
 
     TITLE = "Cantina"
     CSS_PATH = stylesheets("cantina.tcss")
@@ -233,6 +248,21 @@ class CantinaApp(App[None]):
     def _remember_theme(self, theme) -> None:
         self.preferences.theme = theme.name
         self.store_preferences()
+
+    def crash_line(self, error: BaseException) -> str:
+        """Keep the traceback in a file and say, in one line, what happened and where
+        the details are (a campaign in play is saved already, after every decision)."""
+        what = " ".join(f"{type(error).__name__}: {error}".split())
+        said = f"cantina: something went wrong and the cantina closed ({what})."
+        if self.campaign_session is not None:
+            said += " The campaign in play was saved after its last decision."
+        try:
+            path = crash_file()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(traceback.format_exception(error)))
+        except OSError:
+            return said
+        return f"{said} The details are in {path}"
 
     def store_preferences(self) -> None:
         if self.save_preferences:

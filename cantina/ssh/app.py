@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import traceback
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +20,8 @@ from screens.game_screens import screen_for
 from screens.stylesheets import stylesheets
 from screens.table import TableScreen
 from screens.textual_compat import keep_process_streams
+
+log = logging.getLogger("cantina.ssh")
 
 if TYPE_CHECKING:
     from cantina.campaign.store import Store
@@ -83,6 +87,12 @@ class HostedApp(CantinaApp):
         keep_process_streams(self)
         # Parse each stylesheet once for the host, not once per session (see styles.py).
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
+
+    def crash_line(self, error: BaseException) -> str:
+        """A session's own failure: the details go to the host's log; the session ends
+        (and its player is told), the others play on."""
+        log.error("a session failed:\n%s", "".join(traceback.format_exception(error)))
+        return f"cantina: a session ended after an error ({type(error).__name__})"
 
     def campaigns(self) -> Store:
         """This player's own saves; a guest has none (the screens offer none either)."""
