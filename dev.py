@@ -2,7 +2,7 @@
 """Set-up and everyday commands, needing nothing but python3 (with venv and pip).
 
     python3 dev.py play     set up if needed, then open the cantina (saves in ./saves)
-    python3 dev.py test     set up if needed, then lint, check imports and run the tests
+    python3 dev.py test     set up if needed, then lint, check imports and types, run the tests
     python3 dev.py bench    set up if needed, then run the benchmarks
 
 Set-up makes a virtual environment in .venv and installs the project with its
@@ -54,6 +54,7 @@ def test(args: list[str]) -> None:
     run(BIN / "ruff", "check", ".")
     run(BIN / "ruff", "format", "--check", ".")
     run(BIN / "lint-imports")
+    run(BIN / "mypy")
     run(BIN / "python", "-m", "pytest", *args)
 
 

@@ -8,10 +8,11 @@ them in a UI must render them as text, not markup.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from cantina.games import events as common
 from cantina.games import valdes, victim, vigo
+from cantina.games.dice import Colour
 
 CALL_WORD = valdes.CALL_NAMES
 
@@ -50,7 +51,7 @@ class Narrator:
             case "challenge":
                 return f"{who} rolls for the whole pot: {e.face}."
             case "reveal":
-                return f"{who} lifts the cup: {e.face} ({CALL_WORD[e.face]})."
+                return f"{who} lifts the cup: {e.face} ({CALL_WORD[cast(Colour, e.face)]})."
             case "initiative" | "initiative re-roll":
                 return f"{who} rolls {e.face} for first Attacker."
             case "battle":

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import msgspec
+import platformdirs
 
 from cantina.files import write_atomic
 
@@ -35,8 +36,6 @@ def config_dir() -> Path:
     override = os.environ.get("CANTINA_CONFIG_DIR")
     if override:
         return Path(override)
-    import platformdirs
-
     return Path(platformdirs.user_config_dir("cantina", appauthor=False))
 
 

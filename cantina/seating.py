@@ -43,7 +43,10 @@ class TableSetup(msgspec.Struct, frozen=True):
     seed: int
 
     def temperaments(self) -> list[Temperament | None]:
-        return [None if seat.human else temperament(seat.temperament) for seat in self.seats]
+        return [
+            None if seat.temperament is None else temperament(seat.temperament)
+            for seat in self.seats
+        ]
 
     @property
     def names(self) -> list[str]:

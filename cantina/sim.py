@@ -75,7 +75,7 @@ class SimResult:
         return mean_interval([nets[entry] for nets in self.game_nets])
 
     def to_json(self) -> dict[str, Any]:
-        seats = []
+        seats: list[dict[str, Any]] = []
         for tally in self.seats:
             low, high = wilson(tally.wins, self.games)
             seats.append(
@@ -121,6 +121,7 @@ def behaviour_rates(counts: Counter[str]) -> dict[str, float]:
 
 def note_choice(game: Game, action: Action, counts: Counter[str]) -> None:
     """Count what a seat faced and what it took, for the behaviour figures."""
+    assert game.pending is not None  # a choice is counted as it is made
     kind = game.pending.kind
     counts[str(kind)] += 1
     if kind is Kind.CLAIM_OR_CHALLENGE and isinstance(action, vigo.Challenge):
@@ -137,6 +138,7 @@ def note_choice(game: Game, action: Action, counts: Counter[str]) -> None:
         reveals = game.state.reveals
         counts["chase"] += bool(reveals) and action.colour == reveals[-1]
     elif kind is Kind.PLAN and isinstance(action, victim.Plan):
+        assert isinstance(game, victim.VictimGame)
         counts["neutral"] += action.die == "neutral"
         aims_at_victim = game.target_of(action.direction) == game.state.victim
         counts["help victim"] += action.die != "neutral" and (
@@ -208,6 +210,7 @@ class VigoRunner(GameRunner):
                 elif isinstance(event, common.Transfer) and event.why == "mercy":
                     self.stats["mercy_payments"] += 1
             result = game.result
+            assert result is not None  # played to its end
             self.stats["rounds"] += 1
             self.stats["splits"] += result.outcome == "split"
             self.stats["vigo_net"] += result.net[game.state.vigo]
@@ -247,6 +250,7 @@ class ValDesRunner(GameRunner):
                     self.stats["regulation_points"] += event.points
         state = game.state
         self.stats["players"] += len(state.players)
+        assert game.result is not None  # played to its end
         winner = game.result.winner
         tallies[entry_of[winner]].wins += 1
         for seat in state.players:
@@ -277,6 +281,7 @@ class VictimRunner(GameRunner):
             elif isinstance(event, common.HealthChanged) and event.why == victim.NEUTRAL_WOUND:
                 self.stats["neutral_damage"] += -event.delta
         result = game.result
+        assert result is not None  # played to its end
         self.stats["turns"] += result.turns
         tallies[entry_of[result.winner]].wins += 1
         tallies[entry_of[result.winner]].net += 2

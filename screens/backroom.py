@@ -151,8 +151,9 @@ class LobbyScreen(HostedScreen):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         table = self.lobby.find(event.value)
         if table is None:
+            # What was typed is shown as it is: never markup.
             self.notify(
-                Content(f"No table has the code {event.value.upper()!r}."), severity="warning"
+                f"No table has the code {event.value.upper()!r}.", severity="warning", markup=False
             )
             return
         event.input.value = ""

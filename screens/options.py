@@ -181,7 +181,7 @@ class OptionGrid(Widget, can_focus=True):
         for row_number, row in enumerate(_wrapped(self._shape, width)):
             rows = max(len(cell) for cell in row)
             top = len(lines)
-            block = [[] for _ in range(rows)]
+            block: list[list[Segment]] = [[] for _ in range(rows)]
             x = 0
             for column, cell in enumerate(row):
                 index = row_number * COLUMNS + column

@@ -141,8 +141,14 @@ class SetupScreen(UsesApp, Screen[None]):
     ready = False
     """Set once mounted: the Selects' first Changed messages are their initial values."""
 
+    def picked(self, selector: str) -> Any:
+        """What the `Select` at `selector` holds (never blank: none here allows it)."""
+        value = self.query_one(selector, Select).value
+        assert value is not Select.BLANK
+        return value
+
     def show_rows(self) -> None:
-        count = self.query_one("#seat-count", Select).value
+        count = self.picked("#seat-count")
         for seat in range(self.seat_range[-1]):
             self.query_one(f"#seat-row-{seat}").display = seat < count
 
@@ -150,7 +156,7 @@ class SetupScreen(UsesApp, Screen[None]):
         if event.select.id == "seat-count":
             self.show_rows()
         elif self.ready and (event.select.id or "").startswith("kind-"):
-            chosen = event.value
+            chosen = str(event.value)
             about = (
                 "A person at this keyboard."
                 if chosen == HUMAN
@@ -159,10 +165,10 @@ class SetupScreen(UsesApp, Screen[None]):
             self.query_one("#about", Static).update(Content(f"{chosen}: {about}"))
 
     def table(self) -> TableSetup:
-        count = self.query_one("#seat-count", Select).value
+        count = self.picked("#seat-count")
         seats = []
         for seat in range(count):
-            kind = self.query_one(f"#kind-{seat}", Select).value
+            kind = self.picked(f"#kind-{seat}")
             name = clean_name(self.query_one(f"#name-{seat}", Input).value, f"Seat {seat + 1}")
             seats.append(Seat(name, None if kind == HUMAN else kind))
         seed_text = self.query_one("#seed", Input).value
@@ -171,18 +177,20 @@ class SetupScreen(UsesApp, Screen[None]):
 
     def settings(self, count: int) -> Any:
         """The table's settings: what was chosen here, for `count` seats."""
-        chosen = {}
-        for setting in self.choices:
-            widget = self.query_one(f"#{setting.flag}", Tick if setting.kind is bool else Select)
-            chosen[setting.name] = widget.value
+        chosen = {
+            setting.name: self.query_one(f"#{setting.flag}", Tick).value
+            if setting.kind is bool
+            else self.picked(f"#{setting.flag}")
+            for setting in self.choices
+        }
         return self.info.settings_for(count, **chosen)
 
     def new_campaign(self) -> Campaign:
         """The campaign this screen describes (ValueError when the parts do not fit)."""
         setup = self.table()
-        length = self.query_one("#campaign-length", Select).value
+        length = self.picked("#campaign-length")
         rounds = rounds_for(self.game, setup.settings, len(setup.seats), length)
-        stake = self.query_one("#match-stake", Select).value if self.game == "victim" else 0
+        stake = self.picked("#match-stake") if self.game == "victim" else 0
         name = self.query_one("#campaign-name", Input).value
         return Campaign.new(
             name,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from importlib import import_module
-from pathlib import Path
+from pathlib import Path, PurePath
 
 
-def stylesheets(*names: str) -> list[str]:
+def stylesheets(*names: str) -> list[str | PurePath]:
     """Paths of .tcss files in the installed `styles` folder. Found through the import
     system, as `importlib.resources` would, without loading it (and zipfile) on the way
     to the menu."""
@@ -15,4 +15,4 @@ def stylesheets(*names: str) -> list[str]:
     def find(name: str) -> str:  # `styles` is a namespace package: it may span folders
         return str(next((f / name for f in folders if (f / name).is_file()), folders[0] / name))
 
-    return [find(name) for name in names]
+    return [find(name) for name in names]  # in the type Textual's CSS_PATH takes

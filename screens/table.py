@@ -358,20 +358,24 @@ class TableScreen(UsesApp, Screen[None]):
         self._result = ResultScreen(
             self.table, self.place, self.result_headline(state), self.result_rows(state)
         )
-        self.app.push_screen(self._result, self.after_result)
+        number = self.number
+        self.app.push_screen(self._result, lambda choice: self.after_result(choice, number))
 
-    def after_result(self, choice: str | None) -> None:
-        self._result = None
+    def after_result(self, choice: str | None, number: int) -> None:
+        """What the person chose on the result of game `number` (the screen may already
+        follow the next one: the dialog's answer can come after the news of it)."""
+        if number == self.number:
+            self._result = None
         if choice == AGAIN:
-            self.play_on()
+            self.play_on(number)
         elif choice == BACK:
             self.action_leave()
 
-    def play_on(self) -> None:
-        """The next game, for everyone at the table (begun once: if another player began
-        it first, this screen is already following it)."""
+    def play_on(self, number: int) -> None:
+        """The game after game `number`, for everyone at the table (begun once: if
+        another player began it first, this screen is already following it)."""
         try:
-            self.dealer.next_game(self.place, after=self.number)
+            self.dealer.next_game(self.place, after=number)
         except IllegalAction:
             return  # a spectator's screen offers no next game
         except ValueError as err:

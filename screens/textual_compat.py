@@ -128,8 +128,10 @@ class UncachedXTermParser(XTermParser):
     their sender every App that ever parsed a key, alive; and one session's event
     objects must not reach another. It calls the uncached function (`__wrapped__`)."""
 
-    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
-        parse = XTermParser._parse_extended_key.__wrapped__  # type: ignore[attr-defined]
+    def _parse_extended_key(  # type: ignore[override]  # a method where Textual has a cache
+        self, sequence: str
+    ) -> list[events.Key] | None:
+        parse = XTermParser._parse_extended_key.__wrapped__
         return parse(self, sequence)
 
 

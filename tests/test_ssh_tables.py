@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-import pytest
 import test_ssh
 from ssh_clients import OpenSSH, plain
 from test_ssh import Keys, needs_openssh, set_a_shared_table, start_host
@@ -239,17 +238,6 @@ async def test_players_start_the_next_game_once_and_a_spectator_never(keys: Keys
         await asyncio.wait_for(host.close(), 10)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "a player whose `n` is handled just after another player began the next game is "
-        "warned 'Cannot play on: the current game is not over yet': ResultScreen's dismiss "
-        "callback (TableScreen.after_result -> play_on) reaches the table screen behind the "
-        "Changed message of the new game, so begin_game has already set `number` to the new "
-        "game's and Dealer.next_game(after=new) asks LiveTable.next_game to end a game "
-        "still under way (ValueError, shown as a warning)"
-    ),
-)
 async def test_a_play_on_just_behind_another_is_not_refused(keys: Keys):
     """At the end of a round, alice's `n` is handled a moment before bob's (his dialog
     still open, the new game not yet looked at by his table screen): one next game, bob
@@ -270,7 +258,7 @@ async def test_a_play_on_just_behind_another_is_not_refused(keys: Keys):
         choose = dialog.action_choose
 
         def alice_first(choice: str) -> None:
-            hers.play_on()  # what alice's `n` does, handled just before bob's
+            hers.play_on(first)  # what alice's `n` does, handled just before bob's
             choose(choice)
 
         dialog.action_choose = alice_first  # type: ignore[method-assign]

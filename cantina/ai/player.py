@@ -64,6 +64,7 @@ class TableAI:
             return tuple(vigo_odds.option_values(game))
         if isinstance(game, ValDesGame):
             return (0.5,) * len(decision.options)
+        assert isinstance(game, VictimGame)
         key = victim_odds.key_of(game.state)
         return tuple(self._solution(game).plan_values(key))
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from cantina.ai.temperament import Temperament
 from cantina.games.table import Action, Game, Kind
 from cantina.games.valdes import Call, ValDesGame
-from cantina.games.victim import Plan
+from cantina.games.victim import Plan, VictimGame
 from cantina.games.vigo import Challenge, Mercy, Raise, SetStake, VigoGame, Vote
 
 PLAN_SCALE = 0.1
@@ -37,6 +37,7 @@ def _vigo_leanings(
 ) -> tuple[float, list[float]]:
     s = game.state
     risk, greed = temperament.risk, temperament.greed
+    assert game.pending is not None  # leanings are asked of a decision that is pending
     kind = game.pending.kind
     if kind is Kind.SET_STAKE:
         top = s.settings.stake_limit
@@ -72,6 +73,7 @@ def leanings(
         return _vigo_leanings(game, temperament, options)
     if isinstance(game, ValDesGame):
         return _valdes_leanings(game, temperament, options)
+    assert isinstance(game, VictimGame)
     state = game.state
     return PLAN_SCALE, [
         PLAN_SCALE * plan_bias(temperament, o, game.target_of(o.direction) == state.victim)

@@ -414,7 +414,7 @@ def _mercy_rows(game: VigoGame, level: Level) -> tuple[list[Row], bool]:
     _, stay, gone = frame.solver.miss(s.stake, s.pot, s.banks[s.vigo], players, k, frame.depth)
     paid = _spread(s, stay if stay is not None else gone, seats)
     not_paid = _spread(s, gone, seats)
-    rows = [paid if o.pay else not_paid for o in game.pending.options]  # type: ignore[union-attr, attr-defined]
+    rows = [paid if o.pay else not_paid for o in game.pending.options]  # type: ignore[union-attr]
     return rows, not frame.unlimited and frame.depth is None
 
 
@@ -430,7 +430,7 @@ def _vote_rows(game: VigoGame, level: Level) -> tuple[list[Row], bool]:
     # strictly prefers to roll again.
     after_split = _spread(s, split if last <= s.votes else again, s.survivors)
     refused = _spread(s, again, s.survivors)
-    rows = [after_split if o.split else refused for o in game.pending.options]  # type: ignore[union-attr, attr-defined]
+    rows = [after_split if o.split else refused for o in game.pending.options]  # type: ignore[union-attr]
     return rows, not frame.unlimited and frame.depth is None
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import platformdirs
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -24,6 +25,8 @@ from textual.screen import Screen
 
 from cantina import preferences as prefs
 from cantina.app.themes import THEMES
+from cantina.campaign.errors import CampaignError
+from cantina.games import GAMES
 from cantina.pace import TUMBLE_SECONDS, Pace
 from screens.menu import MenuScreen
 from screens.stylesheets import stylesheets
@@ -35,6 +38,7 @@ if TYPE_CHECKING:  # the rules core loads with the first table, not with the men
     from cantina.campaign.store import OpenCampaign, Store
     from cantina.live import LiveTable
     from cantina.seating import TableSetup
+    from screens.services import AppServices
 
 MIN_SIZE = (80, 24)
 """The smallest terminal the layout is drawn for; below it a notice asks for more room."""
@@ -43,11 +47,9 @@ MIN_SIZE = (80, 24)
 def crash_file() -> Path:
     """Where the details of the last crash are kept: CANTINA_LOG_DIR, else the user's log
     folder (platformdirs)."""
-    folder = os.environ.get("CANTINA_LOG_DIR")
-    if not folder:
-        import platformdirs  # only on the way out of a crash
-
-        folder = platformdirs.user_log_dir("cantina", appauthor=False)
+    folder = os.environ.get("CANTINA_LOG_DIR") or platformdirs.user_log_dir(
+        "cantina", appauthor=False
+    )
     return Path(folder) / "crash.txt"
 
 
@@ -152,8 +154,6 @@ class CantinaApp(OneLineCrash, App[None]):
     def play_campaign(self, path: Path) -> bool:
         """Open a saved campaign (locked, autosaving) and sit down at its table; False,
         with the reason shown, when it is in use elsewhere or damaged."""
-        from cantina.campaign.errors import CampaignError
-
         self.close_campaign()
         try:
             opened = self.campaigns().open(path)
@@ -210,7 +210,6 @@ class CantinaApp(OneLineCrash, App[None]):
         """Round `number` of `campaign`, played again from its start and moves at the
         table's pace, to watch: nobody is asked and nothing is saved."""
         from cantina.dealer import Dealer, Place
-        from cantina.games import GAMES
         from cantina.live import LiveTable
         from screens.game_screens import screen_for
 
@@ -288,3 +287,10 @@ class CantinaApp(OneLineCrash, App[None]):
         from screens.rules import RulesScreen
 
         self.push_screen(RulesScreen(game))
+
+
+if TYPE_CHECKING:
+
+    def _provides(app: CantinaApp) -> AppServices:
+        """For the type checker: the app provides everything its screens ask of it."""
+        return app

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from cantina.games import GAMES
 from cantina.games.dice import DiceState
 
 FORMAT = 2
@@ -109,8 +110,6 @@ class Header(msgspec.Struct):
 @functools.cache
 def move_type(game: str) -> type[msgspec.Struct]:
     """The type of one recorded move of `game`: its seat and its action."""
-    from cantina.games import GAMES
-
     actions: Any = GAMES[game].game.action_type
     return msgspec.defstruct(
         f"{game.title()}Move",

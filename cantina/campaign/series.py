@@ -13,13 +13,16 @@ import datetime as dt
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
+from cantina.ai import vigo_odds
+from cantina.ai.player import TableAI
 from cantina.campaign.model import (
     FORMAT,
     CampaignFile,
+    GameId,
     RoundRecord,
     SeatRecord,
     Start,
@@ -28,7 +31,7 @@ from cantina.campaign.model import (
 )
 from cantina.games import GAMES
 from cantina.games.dice import Dice
-from cantina.games.events import Event
+from cantina.games.events import Event, Scored
 from cantina.games.table import Game, Move, checked, play_moves
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
@@ -67,7 +70,8 @@ def encode_moves(moves: Sequence[Move]) -> msgspec.Raw:
 
 def decode_moves(game: str, raw: msgspec.Raw | bytes) -> list[Move]:
     """The recorded moves of one round (msgspec.ValidationError when they are malformed)."""
-    decoded = msgspec.json.decode(bytes(raw), type=list[move_type(game)])
+    kind: Any = list[move_type(game)]  # type: ignore[misc]  # a type made per game
+    decoded = msgspec.json.decode(bytes(raw), type=kind)
     return [Move(m.seat, m.action) for m in decoded]
 
 
@@ -114,6 +118,8 @@ class Campaign:
         starting_bank: int = 20,
     ) -> Campaign:
         """A campaign before its first round (ValueError when the parts do not fit)."""
+        if game not in GAMES:
+            raise ValueError(f"no game called {game!r}; the games are {', '.join(GAMES)}")
         settings = checked(settings)
         name = campaign_name(name)
         if getattr(settings, "seats", 3) != len(seats):
@@ -123,7 +129,7 @@ class Campaign:
         data = CampaignFile(
             format=FORMAT,
             name=name,
-            game=game,
+            game=cast(GameId, game),
             created=stamp,
             updated=stamp,
             roster=[SeatRecord(s.name, s.temperament) for s in seats],
@@ -250,18 +256,19 @@ class Campaign:
         """A round's game as it began (ValueError when it cannot be set up)."""
         dice = Dice(start.seed)
         game = self.game
+        rules: Any = GAMES[game].game  # each game's own `new`, with what it carries
         if game == "vigo":
-            return GAMES[game].game.new(
+            return rules.new(
                 self.settings, dice, vigo=start.vigo or 0, banks=start.banks, round=start.number
             )
         if game == "valdes":
             settings = msgspec.structs.replace(self.settings, scorekeeper=start.scorekeeper or 0)
-            return GAMES[game].game.new(settings, dice, banks=start.banks)
+            return rules.new(settings, dice, banks=start.banks)
         stake = self.data.match_stake
         broke = [self.seats[i].name for i, bank in enumerate(start.banks) if bank < stake]
         if broke:
             raise ValueError(f"{', '.join(broke)} cannot cover the match stake of {stake}")
-        return GAMES[game].game.new(self.settings, dice, previous_victim=start.previous_victim)
+        return rules.new(self.settings, dice, previous_victim=start.previous_victim)
 
     def _finished_game(self, record: RoundRecord) -> Game[Any]:
         """A finished round played through again: how the title or the Victim moved on is
@@ -354,23 +361,17 @@ class Campaign:
         at Victim! (the win chances at the first turn, for the temperaments at the table)."""
         seats = range(len(self.seats))
         if self.game == "vigo":
-            from cantina.ai import vigo_odds
-
-            first = self.start_game(start)
+            first: Any = self.start_game(start)
             index = first.pending.options.index(moves[0].action) if moves else 0
             expected = [vigo_odds.values_for(first, s)[index] for s in seats]
             return expected, [float(n) for n in game.result.net]
         if self.game == "valdes":
-            from cantina.games.events import Scored
-
             calls = [sum(1 for m in moves if m.seat == s) for s in seats]
             right = [0] * len(calls)
             for event in events:
                 if isinstance(event, Scored) and event.why == "correct call":
                     right[event.seat] += 1
             return [c / 2 for c in calls], [float(r) for r in right]
-        from cantina.ai.player import TableAI
-
         first = self.start_game(start)
         chances = TableAI(self.setup().temperaments()).win_chances(first)
         return list(chances), [1.0 if s == game.result.winner else 0.0 for s in seats]

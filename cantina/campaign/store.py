@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
+import platformdirs
 
 from cantina.campaign.check import read_campaign
 from cantina.campaign.errors import Damaged, InUse
@@ -40,8 +41,6 @@ def save_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     override = os.environ.get("CANTINA_SAVE_DIR")
     if override:
         return Path(override)
-    import platformdirs
-
     return Path(platformdirs.user_data_dir("cantina", appauthor=False)) / "campaigns"
 
 

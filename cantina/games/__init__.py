@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    import msgspec
+import msgspec
+import msgspec.inspect
 
+if TYPE_CHECKING:
     from cantina.games.dice import Dice
     from cantina.games.events import Event
     from cantina.games.table import Game
@@ -91,7 +92,8 @@ class GameInfo:
 
     @property
     def game(self) -> type[Game[Any]]:
-        return _load(self.rules)  # type: ignore[no-any-return]
+        found: type[Game[Any]] = _load(self.rules)
+        return found
 
     @property
     def settings(self) -> type[msgspec.Struct]:
@@ -99,7 +101,9 @@ class GameInfo:
 
     def new(self, settings: Any, dice: Dice) -> Game[Any]:
         """A table of this game with these settings and this random source."""
-        return self.game.new(settings, dice)  # type: ignore[attr-defined,no-any-return]
+        rules: Any = self.game  # each game's `new` takes its own settings
+        made: Game[Any] = rules.new(settings, dice)
+        return made
 
     def new_default(self, dice: Dice) -> Game[Any]:
         """A table with default settings."""
@@ -131,8 +135,6 @@ def _load(where: str) -> Any:
 
 
 def _choices(settings: type[msgspec.Struct], defaults: Mapping[str, Any]) -> Iterator[Setting]:
-    import msgspec.inspect
-
     info = msgspec.inspect.type_info(settings)
     assert isinstance(info, msgspec.inspect.StructType)
     for f in info.fields:

@@ -250,6 +250,7 @@ class VictimGame(Game[VictimState]):
         dice = self.dice
         health = state.health
         attacker, supporter, victim = state.attacker, state.supporter, state.victim
+        assert isinstance(action, Plan)  # validated against the options, all plans
         events.append(Planned(supporter))
 
         a1, a2, v1, v2 = dice.d6(), dice.d6(), dice.d6(), dice.d6()

@@ -7,7 +7,8 @@ chain rounds without knowing the rules of the title.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -499,7 +500,7 @@ class VigoGame(Game[VigoState]):
         return problems
 
 
-_HANDLERS = {
+_HANDLERS: dict[type[Action], Callable[[VigoGame, Any, list[Event]], None]] = {
     SetStake: VigoGame._set_stake,
     Mercy: VigoGame._mercy,
     Vote: VigoGame._vote,

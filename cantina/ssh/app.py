@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from cantina.lobby import Lobby, Player, SharedTable
 
 
-def colour_system(term: str | None, env: dict[str, str] | None = None) -> str:
+def colour_system(term: str | None, env: Mapping[str, str] | None = None) -> str:
     """The colour depth a client's TERM (and COLORTERM, if it sent one) allows; OpenSSH
     sends no COLORTERM unless told to, so TERM decides for most players."""
     term = (term or "").lower()

@@ -6,14 +6,13 @@ import os
 from pathlib import Path
 
 import asyncssh
+from platformdirs import user_data_path
 
 
 def host_key_path(given: Path | None) -> Path:
     """`--host-key`, else `host_key` in the user data folder."""
     if given is not None:
         return given
-    from platformdirs import user_data_path
-
     return user_data_path("cantina", appauthor=False) / "ssh_host_ed25519_key"
 
 

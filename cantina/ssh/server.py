@@ -20,6 +20,7 @@ from typing import Any
 
 import asyncssh
 
+from cantina.campaign.store import save_dir
 from cantina.lobby import Lobby
 from cantina.pace import Pace
 from cantina.seating import clean_name
@@ -87,8 +88,6 @@ class Host:
         fingerprint. A guest has no key to come back with, so no campaigns."""
         if identity.startswith("guest:") or not identity:
             return None
-        from cantina.campaign.store import save_dir
-
         name = hashlib.sha256(identity.encode()).hexdigest()[:24]
         return save_dir(self.options.save_dir) / "players" / name
 
@@ -203,7 +202,7 @@ class Gate(asyncssh.SSHServer):
         # Agent and X11 forwarding are refused by asyncssh already; these hooks make the
         # refusal visible to the player, as a disconnect with a reason, instead of silent.
         conn.create_agent_listener = self._refuse_agent  # type: ignore[method-assign]
-        conn.attach_x11_listener = self._refuse_x11  # type: ignore[method-assign]
+        conn.attach_x11_listener = self._refuse_x11  # type: ignore[method-assign,assignment]
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.host.connections -= 1
