@@ -7,9 +7,21 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from cantina.games.events import Event, Rolled
+from cantina.games.events import Eliminated, Event, Rolled, SatOut, Transfer
 from cantina.games.table import Action
-from cantina.games.vigo import Challenge, Claim, Mercy, Raise, SetStake, VigoGame, VigoState, Vote
+from cantina.games.vigo import (
+    Challenge,
+    Claim,
+    InFavor,
+    Mercy,
+    Raise,
+    RollAgain,
+    SetStake,
+    StakeSet,
+    VigoGame,
+    VigoState,
+    Vote,
+)
 from screens.dice import ChanceCube
 from screens.status import Credits
 from screens.table import TableScreen
@@ -21,6 +33,14 @@ FAVOR_ROLLS = ("favor", "challenge favor")
 
 class VigoScreen(TableScreen):
     game: VigoGame
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._stake = 0
+        self._fates: dict[int, str] = {}
+        """Each seat's part in the pass of rolls on show, as its events have told it: a
+        pass of rolls is one step of the rules, so while its events are still being shown
+        the state drawn is the one before it, and these say who has rolled what so far."""
 
     def compose_board(self) -> ComposeResult:
         self._favor = ChanceCube(id="favor", classes="die")
@@ -36,23 +56,28 @@ class VigoScreen(TableScreen):
         yield Credits("Pot", id="pot")
 
     def status(self, state: VigoState) -> str:
-        stake = f"stake {state.stake}" if state.stake else "no stake yet"
+        shown = state.stake if state is self.game.state else self._stake
+        stake = f"stake {shown}" if shown else "no stake yet"
         vigo = self.names[state.vigo]
         return f"Vigo's Favor · round {state.round} · Vigo: {vigo} · {stake}"
 
     def clear_board(self) -> None:
+        self._stake = 0
+        self._fates = {}
         for die in (self._favor, self._last_roll):
             die.finish()
             die.face = None
 
     def sync_board(self, state: VigoState) -> None:
         rows = []
-        pending = self.game.pending if state is self.game.state else None
+        settled = state is self.game.state  # everything shown: the rules' own state
+        pending = self.game.pending if settled else None
         turn = pending.seat if pending is not None else -1
         for seat, name in enumerate(self.names):
-            rows.append(
-                (name, self.role(state, seat), f"bank {state.banks[seat]:>3}", seat == turn)
-            )
+            role = self.role(state, seat)
+            if not settled and seat != state.vigo:
+                role = self._fates.get(seat, role)
+            rows.append((name, role, f"bank {state.banks[seat]:>3}", seat == turn))
         self.query_one("#seats", SeatList).rows = tuple(rows)
         self.query_one("#pot", Credits).amount = state.pot
 
@@ -74,9 +99,22 @@ class VigoScreen(TableScreen):
         return "out"
 
     def show_event(self, event: Event, animate: bool) -> None:
-        if isinstance(event, Rolled) and event.die == "cube":
-            die = self._favor if event.why in FAVOR_ROLLS else self._last_roll
-            die.roll(event.face, quick=not animate)
+        match event:
+            case Rolled(die="cube"):
+                die = self._favor if event.why in FAVOR_ROLLS else self._last_roll
+                die.roll(event.face, quick=not animate)
+            case StakeSet(stake=stake):
+                self._stake, self._fates = stake, {}
+            case RollAgain(seats=seats, stake=stake):
+                self._stake, self._fates = stake, dict.fromkeys(seats, "to roll")
+            case Transfer(source=int(seat), why="ante"):
+                self._fates[seat] = "to roll"
+            case SatOut(seat=seat):
+                self._fates[seat] = "sat out"
+            case InFavor(seat=seat):
+                self._fates[seat] = "in favor"
+            case Eliminated(seat=seat):
+                self._fates[seat] = "out"
 
     def option_label(self, action: Action) -> str:
         s = self.game.state
