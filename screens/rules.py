@@ -17,18 +17,16 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Markdown, Static, TabbedContent, TabPane
 
-GAMES: Final[dict[str, str]] = {
-    "vigo": "Vigo's Favor",
-    "valdes": "Val-Des",
-    "victim": "Victim!",
-}
-"""Game id to display name, in the order the index shows them."""
+from cantina.games import GAMES
+
+TITLES: Final[dict[str, str]] = {info.id: info.title for info in GAMES.values()}
+"""Game id to display name, in the order the index shows them (the registry's)."""
 
 
 def rules_text(game_id: str) -> str:
     """The markdown rules of one game ("vigo", "valdes" or "victim")."""
-    if game_id not in GAMES:
-        raise ValueError(f"no rules for {game_id!r}; the games are {', '.join(GAMES)}")
+    if game_id not in TITLES:
+        raise ValueError(f"no rules for {game_id!r}; the games are {', '.join(TITLES)}")
     return (files("screens") / "rules" / f"{game_id}.md").read_text(encoding="utf-8")
 
 
@@ -85,13 +83,13 @@ class RulesScreen(ModalScreen[None]):
         Binding("right", "cycle_game(1)", "Next game", priority=True, id="rules.next"),
         *(
             Binding(str(number), f"show_game('{game_id}')", name, show=False, id=f"rules.{game_id}")
-            for number, (game_id, name) in enumerate(GAMES.items(), start=1)
+            for number, (game_id, name) in enumerate(TITLES.items(), start=1)
         ),
     ]
 
     def __init__(self, game_id: str | None = None) -> None:
-        if game_id is not None and game_id not in GAMES:
-            raise ValueError(f"no rules for {game_id!r}; the games are {', '.join(GAMES)}")
+        if game_id is not None and game_id not in TITLES:
+            raise ValueError(f"no rules for {game_id!r}; the games are {', '.join(TITLES)}")
         super().__init__()
         self.game_id = game_id
 
@@ -100,14 +98,14 @@ class RulesScreen(ModalScreen[None]):
         """What the title bar says: the game's name, or that this is the index."""
         if self.game_id is None:
             return "Rules of the cantina"
-        return f"Rules: {GAMES[self.game_id]}"
+        return f"Rules: {TITLES[self.game_id]}"
 
     @property
     def current_game(self) -> str:
         """The game whose rules are showing (the active tab in the index)."""
         if self.game_id is not None:
             return self.game_id
-        return self.query_one(TabbedContent).active or next(iter(GAMES))
+        return self.query_one(TabbedContent).active or next(iter(TITLES))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rules-frame"):
@@ -115,8 +113,8 @@ class RulesScreen(ModalScreen[None]):
             if self.game_id is not None:
                 yield self._scroll(self.game_id)
             else:
-                with TabbedContent(initial=next(iter(GAMES))):
-                    for game_id, name in GAMES.items():
+                with TabbedContent(initial=next(iter(TITLES))):
+                    for game_id, name in TITLES.items():
                         with TabPane(name, id=game_id):
                             yield self._scroll(game_id)
         yield Footer()
@@ -140,12 +138,12 @@ class RulesScreen(ModalScreen[None]):
         return self.game_id is None or action not in ("cycle_game", "show_game")
 
     def action_show_game(self, game_id: str) -> None:
-        if game_id in GAMES:
+        if game_id in TITLES:
             self.query_one(TabbedContent).active = game_id
             self._focus_rules()
 
     def action_cycle_game(self, step: int) -> None:
-        order = list(GAMES)
+        order = list(TITLES)
         index = order.index(self.current_game)
         self.action_show_game(order[(index + step) % len(order)])
 

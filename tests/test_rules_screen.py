@@ -19,7 +19,7 @@ import pytest
 from textual.app import App
 from textual.widgets import Markdown, TabbedContent
 
-from screens.rules import GAMES, RulesScreen, rules_text
+from screens.rules import TITLES, RulesScreen, rules_text
 
 SOURCES = Path(__file__).resolve().parents[2] / "shared" / "rules"
 SOURCE_FILES = ("vigos-favor.txt", "val-des.txt", "victim.txt")
@@ -117,7 +117,7 @@ async def test_the_index_switches_games_from_the_keyboard():
         tabs = screen.query_one(TabbedContent)
         shown = screen_text(app)
         assert "Rules of the cantina" in shown
-        assert all(name in shown for name in GAMES.values())  # the three tabs
+        assert all(name in shown for name in TITLES.values())  # the three tabs
         assert tabs.active == "vigo" and "One seat is the Vigo" in shown
 
         await pilot.press("right")
@@ -156,13 +156,13 @@ async def test_every_game_renders_its_markdown():
     app = RulesApp(None)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        for game_id in GAMES:
+        for game_id in TITLES:
             markdown = app.screen.query_one(f"#rules-{game_id} Markdown", Markdown)
             assert markdown.source == rules_text(game_id)
 
 
 def test_rules_text_names_the_game_and_rejects_unknown_ids():
-    for game_id, name in GAMES.items():
+    for game_id, name in TITLES.items():
         assert rules_text(game_id).startswith(f"# {name}\n")
     with pytest.raises(ValueError, match="no rules for 'poker'"):
         rules_text("poker")
@@ -192,7 +192,7 @@ def sentences(text: str, least: int = SHINGLE) -> list[str]:
 
 
 def ours() -> dict[str, str]:
-    return {game_id: rules_text(game_id) for game_id in GAMES}
+    return {game_id: rules_text(game_id) for game_id in TITLES}
 
 
 def flat(markdown: str) -> str:
@@ -320,14 +320,14 @@ MECHANICS = {
 }
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", list(TITLES))
 def test_each_text_names_its_mechanics(game_id):
     text = rules_text(game_id)
     missing = [term for term in MECHANICS[game_id] if term.lower() not in flat(text)]
     assert not missing, f"{game_id}.md never mentions {missing}"
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", list(TITLES))
 def test_each_text_reads_on_a_small_terminal(game_id):
     """Short enough to page through, lines that fit 80 columns, ending on the settings."""
     lines = rules_text(game_id).splitlines()
