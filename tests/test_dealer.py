@@ -602,3 +602,37 @@ async def test_a_failing_ai_is_told_and_tried_again(deal: Deal) -> None:
     dealer.hurry(ALICE)
     await until(dealer, asking(dealer, 0), timeout=2)
     assert [move.seat for move in table.moves] == [2]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason=(
+        "dealer bug: a follower that raises breaks _notify for every follower after it, "
+        "and raises again from the failure handler's own notice, so the other viewers are "
+        "never told (not even of the failure) and the task ends with the follower's "
+        "exception unhandled"
+    ),
+)
+async def test_a_failing_viewer_does_not_silence_the_others(deal: Deal) -> None:
+    """A screen whose follower raises (a session gone mid-draw) may stop the dealer, but
+    the other viewers are still told what happened, the failure notice included, and the
+    dealer's task ends by its own failure handling."""
+    table = table_of("valdes", AI_SEATS["valdes"], seed=5)
+    dealer = deal(table, pace=INSTANT, think_gap=QUICK)
+    told: list[int] = []
+
+    def broken() -> None:
+        raise RuntimeError("screen gone")
+
+    leave = dealer.follow(broken, SPECTATOR)
+    dealer.follow(lambda: told.append(len(dealer.notices)), WATCHER)
+    dealer.start()
+    assert dealer.task is not None
+    try:
+        await asyncio.wait_for(asyncio.wait([dealer.task]), WAIT)
+        assert isinstance(dealer.failure, RuntimeError)
+        assert told and told[-1] == len(dealer.notices), "the other viewer heard nothing"
+        assert dealer.task.exception() is None
+    finally:
+        leave()  # so that closing the dealer at the end tells only the working viewer
