@@ -162,7 +162,10 @@ class Dealer:
 
     def _notify(self) -> None:
         for follower, _ in list(self._followers.values()):
-            follower()
+            try:
+                follower()
+            except Exception:  # one viewer's fault must not silence the others
+                log.exception("a table's follower failed")
 
     # --- what people do --------------------------------------------------------------------
 
@@ -171,20 +174,22 @@ class Dealer:
         make now, or not on offer; nothing changes then)."""
         table = self.table
         decision = table.game.pending
+        if self.closed:
+            raise IllegalAction("the table has closed")
         if self.replay is not None:
             raise IllegalAction("nobody chooses in a replay")
         if decision is None or decision.seat not in place.seats:
             raise IllegalAction("it is not your turn")
         if not table.setup.seats[decision.seat].human:
             raise IllegalAction(f"seat {decision.seat} is an AI seat")
-        if self.shown < len(table.log):
+        if self.shown < len(table.log) or self.turn.kind == SHOWING:
             raise IllegalAction("the table is still showing what happened")
         table.submit(decision.seat, action)
 
     def hurry(self, place: Place) -> None:
         """Show what is in progress at once and let the AI seats act without a beat,
         until a person is asked (a spectator cannot hurry the players' table)."""
-        if place.player and not self.hurrying:
+        if place.player and not self.hurrying and not self.closed:
             self.hurrying = True
             self._wake()
 
@@ -332,7 +337,7 @@ class Dealer:
                 await self._wait()
                 return
             await self._replay_move(seat)
-        elif not table.setup.seats[seat].human or seat in self.standing_in:
+        elif self._ai_plays(seat):
             await self._ai_move(seat)
         else:
             left = self._grace_left(seat)
@@ -366,8 +371,8 @@ class Dealer:
         before = (table.number, len(table.moves))
         self._set_turn(Turn(THINKING, seat))
         await self._pause(self.think_gap)  # what came before is drawn first
-        if self._moved(before) or self.closed:
-            return
+        if self._moved(before) or self.closed or not self._ai_plays(seat):
+            return  # a person chose, or came back to the seat, meanwhile
         loop = asyncio.get_running_loop()
         thought = loop.run_in_executor(None, table.ai_move, table.game.clone())
         await self._pause(self.pace.beat - self.think_gap)
@@ -381,4 +386,10 @@ class Dealer:
         decision = table.game.pending
         if self._moved(before) or self.closed or decision is None or decision.seat != seat:
             return  # overtaken: a person chose meanwhile
+        if not self._ai_plays(seat):
+            return  # its player came back meanwhile: they choose
         table.submit(seat, action)
+
+    def _ai_plays(self, seat: int) -> bool:
+        """Whether the AI chooses for `seat` now: an AI seat, or one the stand-in plays."""
+        return not self.table.setup.seats[seat].human or seat in self.standing_in
