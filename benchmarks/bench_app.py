@@ -237,7 +237,9 @@ async def cantina_keys(
             table = app.screen
             assert isinstance(table, TableScreen)
             while len(timings) < count:
-                for _ in range(1000):  # the AI seats play until a person is asked again
+                # The AI seats play (their dice tumbling, at that row) until a person is
+                # asked again, or the game ends.
+                for _ in range(15_000):
                     if app.screen is not table or table.awaiting_human:
                         break
                     await asyncio.sleep(0.002)
