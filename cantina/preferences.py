@@ -1,4 +1,4 @@
-"""A player's remembered choices (theme, animation speed, pace), kept between runs.
+"""A player's remembered choices (theme, animation speed, pace, turn bell), kept between runs.
 
 Stored as a small JSON file in the user's config folder (platformdirs), or under
 `CANTINA_CONFIG_DIR` when set (tests, or a portable install). A damaged file is reported
@@ -26,6 +26,8 @@ class Preferences(msgspec.Struct, kw_only=True):
     pace: Annotated[float, msgspec.Meta(ge=0.0, le=5.0)] = 0.5
     """Seconds each thing that happens at a table (a roll, a payment, a call) stays on
     show before the next, and an AI seat thinks, so a person can follow."""
+    bell: bool = True
+    """Whether the terminal bell rings when it is a person's turn at the table."""
 
     @property
     def animation_speed(self) -> float:
