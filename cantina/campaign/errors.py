@@ -3,6 +3,8 @@ lists or changes saves catches `CampaignError` and shows its message."""
 
 from __future__ import annotations
 
+from cantina.text import plain_reason
+
 
 class CampaignError(Exception):
     """A campaign that cannot be opened, played or changed; the message says why."""
@@ -14,9 +16,9 @@ class Damaged(CampaignError):
     def __init__(self, file: str, field: str, reason: str) -> None:
         self.file = file
         self.field = field
-        self.reason = reason
+        self.reason = plain_reason(reason)  # the schema's words, for people
         where = f"{file}: {field}: " if field else f"{file}: "
-        super().__init__(where + reason)
+        super().__init__(where + self.reason)
 
 
 class InUse(CampaignError):
