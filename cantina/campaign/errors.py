@@ -23,3 +23,21 @@ class Damaged(CampaignError):
 
 class InUse(CampaignError):
     """Another process is playing this campaign."""
+
+
+class NotFound(CampaignError, LookupError):
+    """No save in the folder goes by the name asked for."""
+
+
+class Ambiguous(CampaignError, LookupError):
+    """Several saves go by the name asked for: the file name tells them apart."""
+
+    def __init__(self, name: str, candidates: list[tuple[str, str]]) -> None:
+        self.candidates = candidates
+        """Each save it could be, as (its campaign's name, its file's name)."""
+        which = ", ".join(f"{campaign} ({file})" for campaign, file in candidates)
+        super().__init__(f"{name!r} could be any of: {which}; give the file name")
+
+
+class NameTaken(CampaignError):
+    """Another campaign in the folder has that name already."""
