@@ -12,11 +12,15 @@ from cantina.app import CantinaApp
 from cantina.games.valdes import ValDesSettings
 from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
-from cantina.seating import TableSetup, seats_from_text
+from cantina.lobby import Lobby, Player
+from cantina.pace import Pace
+from cantina.seating import Seat, TableSetup, seats_from_text
+from screens.backroom import table_line
 from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.menu import MenuScreen
 from screens.result import ResultScreen
 from screens.table import TableScreen
+from screens.table_widgets import SeatList
 from screens.textual_compat import FooterKey
 
 SIZE = (80, 24)
@@ -283,3 +287,31 @@ async def test_the_table_shows_its_seed_its_variants_and_health_against_the_star
         await pilot.pause()
         variants = str(mercy.screen.query_one("#variants").render())
         assert variants == "Stake limit 5 · Vigo's Mercy"
+
+
+# --- words that ran together ---------------------------------------------------------------
+
+
+async def test_the_longest_role_and_the_bank_stay_apart_in_the_seat_list():
+    """'took the pot' fills the role column: the bank after it was printed as 'potbank'."""
+    seats = SeatList()
+    seats.rows = (("Player 1", "took the pot", "bank  25", False),)
+    text = seats.render().plain
+    assert "took the pot " in text and "potbank" not in text
+
+
+async def test_a_started_table_and_its_creator_stay_apart_in_the_lobby():
+    """'2/2 seats taken, playing' fills its column: the creator after it read 'playingby'."""
+    lobby = Lobby(pace=Pace(beat=0, roll=0))
+    seats = (Seat("Player 1"), Seat("Player 2"))
+    table = lobby.create(
+        TableSetup("valdes", ValDesSettings(seats=2), seats, 7), Player("SHA256:a", "alice")
+    )
+    lobby.join(table, Player("SHA256:b", "bob"))
+    lobby.start(table, table.creator)
+    line = table_line(table).plain
+    try:
+        assert "2/2 seats taken, playing" in line and "playingby" not in line
+        assert line.endswith("by alice")
+    finally:
+        lobby.close_all()
