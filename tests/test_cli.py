@@ -269,8 +269,11 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("play", "vigo", "--save-dir", ""), "--save-dir must not be empty"),
     (("campaigns", "--save-dir", "{file}"), "is not a folder"),
     (("campaigns", "--import", "{saves}/broken.json", "--save-dir", "{tmp}/new"), "damaged"),
-    (("campaigns", "--import", "{missing}", "--save-dir", "{tmp}/new"), "cannot be read"),
-    (("campaigns", "--import", "{saves}", "--save-dir", "{tmp}/new"), "cannot be read"),
+    (("campaigns", "--import", "{missing}", "--save-dir", "{tmp}/new"), "there is no file"),
+    (
+        ("campaigns", "--import", "{saves}", "--save-dir", "{tmp}/new"),
+        "is a folder; give a save's file",
+    ),
     (("resume", "nothing", "--save-dir", "{saves}"), "no campaign called 'nothing'"),
     (("resume", "broken", "--save-dir", "{saves}"), "cannot resume a damaged save: broken.json"),
     (("resume", "alpha", "--save-dir", "{saves}"), "'alpha' could be any of: "),

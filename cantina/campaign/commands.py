@@ -33,6 +33,10 @@ def list_campaigns(folder: Path) -> int:
 
 def import_campaign(folder: Path, source: Path) -> int:
     """`cantina campaigns --import FILE`: a checked copy of a save, in the folder."""
+    if source.is_dir():
+        raise SystemExit(f"cantina: not imported: {str(source)!r} is a folder; give a save's file")
+    if not source.exists():
+        raise SystemExit(f"cantina: not imported: there is no file {str(source)!r}")
     try:
         imported = Store(folder).import_file(source)
     except Damaged as err:
