@@ -35,6 +35,7 @@ from cantina.games.events import Event, Scored
 from cantina.games.table import Game, Move, checked, play_moves
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
+from cantina.text import plain_reason
 
 MAX_CAMPAIGN_NAME = 40
 """As the save format allows (model.Name)."""
@@ -142,7 +143,7 @@ class Campaign:
         try:  # the limits a save is loaded with hold for a new one too
             msgspec.json.decode(msgspec.json.encode(data), type=CampaignFile)
         except msgspec.ValidationError as err:
-            raise ValueError(f"cannot make this campaign: {err}") from None
+            raise ValueError(f"cannot make this campaign: {plain_reason(str(err))}") from None
         return cls(data)
 
     # --- where it stands -----------------------------------------------------------------
