@@ -7,17 +7,124 @@ Kept free of heavy imports: each command imports what it needs when it runs, so
 from __future__ import annotations
 
 import argparse
+import math
 import os
-from collections.abc import Sequence
+import re
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import cantina
 from cantina.games import GAMES, GameInfo, Setting
+from cantina.text import clean_text
 
 DESCRIPTION = "Cantina: chance-cube dice games from a space cantina, in your terminal.\n" + (
     "Games: " + ", ".join(f"{info.title} ({info.id})" for info in GAMES.values()) + "."
 )
+
+MAX_GAMES = 1_000_000
+"""The most games one `sim` plays: minutes to an hour of play (Ctrl-C reports those played
+so far), and each game's nets are kept for the intervals."""
+MAX_SEED = 2**63 - 1
+"""A seed as a campaign save holds it (`cantina.campaign.model.Seed`)."""
+MAX_DELAY = 60.0
+"""The longest pause between narrated lines, in seconds."""
+MAX_SESSIONS = 128
+"""The most SSH sessions at once: more could never open, as the host takes no more
+connections than this at once (`cantina.ssh.limits.Limits.max_connections`)."""
+SEED_HELP = f"seed for the table's dice, 0 to {MAX_SEED:,} (default: random)"
+DELAY_HELP = f"seconds between lines (default 0.6, at most {MAX_DELAY:g})"
+
+
+def one_line(text: str) -> str:
+    """`text` as one line safe to print: its whitespace (newlines too) single spaces, and
+    no control characters, whatever an argument held."""
+    return clean_text(" ".join(text.split()))
+
+
+def fail(message: str) -> NoReturn:
+    """Stop the command with one line on stderr (status 1)."""
+    raise SystemExit(f"cantina: {one_line(message)}")
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """An argument as an error quotes it: in quotes, and cut short when long."""
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with every complaint about the arguments on one line on stderr (status
+    2): no usage block, and a pointer to the help instead."""
+
+    def error(self, message: str) -> NoReturn:
+        found = re.fullmatch(r"argument ([^:]+): (.*)", message, re.DOTALL)
+        if found:
+            name, said = found[1].split("/")[0], found[2]
+            choice = re.fullmatch(r"invalid choice: (.*) \(choose from (.*)\)", said, re.DOTALL)
+            if choice:
+                choices = ", ".join(c.strip("'") for c in choice[2].split(", "))
+                message = f"there is no {name.lower()} {choice[1]}; choose from {choices}"
+            elif said.startswith("must "):
+                message = f"{name} {said}"
+            elif said == "expected one argument":
+                message = f"{name} needs a value"
+            else:
+                message = f"{name}: {said}"
+        else:
+            message = f"{message} (see `{self.prog} --help`)"
+        self.exit(2, f"cantina: {one_line(message)}\n")
+
+
+def whole(low: int | None, high: int | None, unit: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high` (either may be open)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, not {shown(text)}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {bounds(low, high, unit)}, not {value}")
+        return value
+
+    return parse
+
+
+def seconds(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a number of seconds from `low` to `high`."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be a number of seconds, not {shown(text)}"
+            ) from None
+        if not (math.isfinite(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(
+                f"must be {low:g} to {high:g} seconds, not {shown(text.strip())[1:-1]}"
+            )
+        return value
+
+    return parse
+
+
+def not_empty(text: str) -> str:
+    """An argparse type: any text but none at all (an empty path would mean `.`)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
+def bounds(low: int | None, high: int | None, unit: str = "") -> str:
+    """ "1 to 100", "1 or more"."""
+    unit = f" {unit}" if unit else ""
+    if low is not None and high is not None:
+        return f"{low:,} to {high:,}{unit}"
+    if low is not None:
+        return f"{low:,}{unit} or more"
+    return f"at most {high:,}{unit}"
 
 
 def settings_flags() -> dict[str, tuple[Setting, list[GameInfo]]]:
@@ -43,7 +150,7 @@ def variant_names(info: GameInfo) -> dict[str, tuple[str, bool]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cantina", description=DESCRIPTION)
+    parser = Parser(prog="cantina", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"cantina {cantina.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -64,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
             what = setting.help.rstrip(".")
             sub.add_argument(
                 f"--{setting.flag}",
-                type=int,
+                type=whole(None, None),
                 default=None,
                 metavar="N",
                 help=f"{games}: {what[:1].lower()}{what[1:]} "
@@ -78,19 +185,23 @@ def build_parser() -> argparse.ArgumentParser:
             required=True,
             help="one temperament per seat, comma-separated (see `cantina temperaments`)",
         )
-        sub.add_argument("--seed", type=int, help="seed for the table's dice (default: random)")
+        sub.add_argument("--seed", type=whole(0, MAX_SEED), help=SEED_HELP)
         settings_options(sub)
 
     sim = commands.add_parser("sim", help="play many AI-only games and report the results")
     table_options(sim)
-    sim.add_argument("--games", type=int, default=1000, help="how many games (default 1000)")
+    sim.add_argument(
+        "--games",
+        type=whole(1, MAX_GAMES),
+        default=1000,
+        help=f"how many games (default 1000, at most {MAX_GAMES:,}); Ctrl-C stops early and "
+        "reports those played",
+    )
     sim.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
 
     watch = commands.add_parser("watch", help="watch one AI-only game, narrated move by move")
     table_options(watch)
-    watch.add_argument(
-        "--delay", type=float, default=0.6, help="seconds between lines (default 0.6)"
-    )
+    watch.add_argument("--delay", type=seconds(0, MAX_DELAY), default=0.6, help=DELAY_HELP)
 
     commands.add_parser("temperaments", help="list the AI temperaments")
 
@@ -100,38 +211,69 @@ def build_parser() -> argparse.ArgumentParser:
         "--seats",
         help="`you` for a person (or `human:Name`), else a temperament; default: you and AIs",
     )
-    play.add_argument("--seed", type=int, help="seed for the table's dice (default: random)")
+    play.add_argument("--seed", type=whole(0, MAX_SEED), help=SEED_HELP)
     settings_options(play)
 
-    campaigns = commands.add_parser("campaigns", help="list the saved campaigns")
+    campaigns = commands.add_parser(
+        "campaigns", help="list the saved campaigns (or import one with --import FILE)"
+    )
+    campaigns.add_argument(
+        "--import",
+        dest="import_file",
+        metavar="FILE",
+        type=not_empty,
+        help="copy a campaign's save into the save folder (checked like any save, under a "
+        "name and a file name of its own; FILE is left as it is)",
+    )
     resume = commands.add_parser("resume", help="open a saved campaign where it stopped")
     resume.add_argument("name", help="the campaign's name (or its file name)")
     replay = commands.add_parser("replay", help="replay a round of a campaign, event by event")
     replay.add_argument("name", help="the campaign's name (or its file name)")
     replay.add_argument(
-        "round", nargs="?", type=int, help="which round, game or match (default: the last)"
+        "round",
+        nargs="?",
+        type=whole(1, None),
+        help="which round, game or match (default: the last)",
     )
-    replay.add_argument(
-        "--delay", type=float, default=0.6, help="seconds between lines (default 0.6)"
-    )
+    replay.add_argument("--delay", type=seconds(0, MAX_DELAY), default=0.6, help=DELAY_HELP)
     serve = commands.add_parser("serve", help="host the cantina over SSH")
     serve.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+        "--host",
+        type=not_empty,
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1)",
     )
-    serve.add_argument("--port", type=int, default=2222, help="port to listen on (default 2222)")
     serve.add_argument(
-        "--authorized-keys", metavar="FILE", type=Path, help="the public keys admitted"
+        "--port",
+        type=whole(0, 65535),
+        default=2222,
+        help="port to listen on (default 2222; 0 takes any free port, which it prints)",
+    )
+    serve.add_argument(
+        "--authorized-keys",
+        metavar="FILE",
+        type=lambda text: Path(not_empty(text)),
+        help="the public keys admitted",
     )
     serve.add_argument("--open", action="store_true", help="admit any key")
     serve.add_argument("--guests", action="store_true", help="admit clients with no key")
     serve.add_argument(
-        "--host-key", metavar="FILE", type=Path, help="the host key (default: made once, kept)"
+        "--host-key",
+        metavar="FILE",
+        type=lambda text: Path(not_empty(text)),
+        help="the host key (default: made once, kept)",
     )
-    serve.add_argument("--max-sessions", type=int, default=64, help="sessions at once (default 64)")
+    serve.add_argument(
+        "--max-sessions",
+        type=whole(1, MAX_SESSIONS),
+        default=64,
+        help=f"sessions at once (default 64, at most {MAX_SESSIONS})",
+    )
     for sub in (parser, play, campaigns, resume, replay, serve):
         sub.add_argument(
             "--save-dir",
             metavar="DIR",
+            type=not_empty,
             default=None if sub is parser else argparse.SUPPRESS,
             help="where campaigns are saved (default: $CANTINA_SAVE_DIR, else the user "
             "data folder)",
@@ -142,68 +284,105 @@ def build_parser() -> argparse.ArgumentParser:
 def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | None = None) -> int:
     """Open the cantina: the menu, a table set from `cantina play`'s arguments, or a
     saved campaign."""
-    from cantina.app import CantinaApp
-
     start = None
+    folder = save_folder(args)
     if table:
         from cantina.games.table import checked
         from cantina.seating import TableSetup, seats_from_text
 
+        words = seat_words(args.seats or GAMES[args.game].play_seats, GAMES[args.game])
         try:
-            seats = seats_from_text(args.seats or GAMES[args.game].play_seats)
+            seats = seats_from_text(",".join(words))
             settings = checked(table_settings(args.game, len(seats), args))
         except ValueError as err:
-            raise SystemExit(f"cantina: {err}") from None
+            fail(str(err))
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
         start = TableSetup(args.game, settings, seats, seed)
-    app = CantinaApp(start=start, resume=resume, save_dir=save_folder(args))
+    from cantina.app import CantinaApp
+
+    app = CantinaApp(start=start, resume=resume, save_dir=folder)
     app.run()
     return app.return_code or 0
 
 
 def save_folder(args: argparse.Namespace) -> Path:
+    """The campaigns' folder (`--save-dir`, else CANTINA_SAVE_DIR, else the user's);
+    refused when something other than a folder is there."""
     from cantina.campaign.store import save_dir
 
-    return save_dir(args.save_dir)
+    given = getattr(args, "save_dir", None)
+    folder = save_dir(given)
+    if folder.exists() and not folder.is_dir():
+        where = "--save-dir" if given else "the save folder"
+        if not given and os.environ.get("CANTINA_SAVE_DIR"):
+            where = "CANTINA_SAVE_DIR"
+        fail(f"{where} {folder} is not a folder")
+    return folder
 
 
 def table_settings(game: str, seats: int, args: argparse.Namespace) -> Any:
     """The settings a command-line table gets: its game's table defaults, plus what was
-    asked for (unchecked: `checked` applies the settings' bounds)."""
+    asked for, each within the bounds its settings struct declares."""
     info = GAMES[game]
-    low, high = info.seats
-    if not low <= seats <= high:
-        many = f"exactly {low}" if low == high else f"{low} to {high}"
-        raise SystemExit(f"cantina: {info.title} is for {many} seats, not {seats}")
+    check_seat_count(info, seats)
     chosen: dict[str, Any] = {}
-    own = {setting.name for setting in info.choices()}
+    own = {setting.name: setting for setting in info.choices()}
     for name, (setting, infos) in settings_flags().items():
         value = getattr(args, name, None)
         if value is None:
             continue
         if name not in own:
             games = " and ".join(i.title for i in infos)
-            raise SystemExit(f"cantina: --{setting.flag} applies to {games} only")
+            fail(f"--{setting.flag} applies to {games} only")
+        low, high = own[name].low, own[name].high
+        if (low is not None and value < low) or (high is not None and value > high):
+            fail(f"--{setting.flag} must be {bounds(low, high)}, not {value}")
         chosen[name] = value
     names = variant_names(info)
-    for word in (w.strip() for w in args.variants.split(",") if w.strip()):
+    words = [w.strip() for w in args.variants.split(",")] if args.variants.strip() else []
+    said: dict[str, str] = {}
+    for word in words:
+        if not word:
+            fail(f"--variants {shown(args.variants)} has an empty entry")
         if word not in names:
             known = ", ".join(n for n in names if not n.startswith("no-")) or "none"
-            raise SystemExit(
-                f"cantina: unknown variant {word!r} for {info.title}; its variants: {known}"
-            )
+            fail(f"unknown variant {shown(word)} for {info.title}; its variants: {known}")
         name, on = names[word]
+        if said.get(name, word) != word:
+            fail(f"--variants asks for both {said[name]} and {word}")
+        said[name] = word
         chosen[name] = on
     return info.settings_for(seats, **chosen)
 
 
-def parse_seats(text: str) -> list[Any]:
+def check_seat_count(info: GameInfo, seats: int) -> None:
+    low, high = info.seats
+    if not low <= seats <= high:
+        many = f"exactly {low}" if low == high else f"{low} to {high}"
+        fail(f"{info.title} is for {many} seats, not {seats}")
+
+
+def seat_words(text: str, info: GameInfo) -> list[str]:
+    """`--seats`, one word a seat: none may be empty, and the game must take that many."""
+    words = [word.strip() for word in text.split(",")]
+    if words == [""]:
+        fail("--seats names no seats: give one a seat, comma-separated")
+    for number, word in enumerate(words, start=1):
+        if not word:
+            fail(f"--seats {shown(text)}: seat {number} of {len(words)} has no name")
+    check_seat_count(info, len(words))
+    return words
+
+
+def parse_seats(text: str, info: GameInfo) -> list[Any]:
+    """`--seats` for AI-only tables: a temperament a seat."""
     from cantina.ai.temperament import temperament
 
+    words = seat_words(text, info)
     try:
-        return [temperament(name) for name in text.split(",") if name.strip()]
+        return [temperament(word) for word in words]
     except ValueError as err:
-        raise SystemExit(f"cantina: {err}") from None
+        fail(str(err))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -212,6 +391,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `cantina sim ... | head`: the reader left, which is no error
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         return 141
+    except SystemExit as stop:  # a command refused: its one line, whatever it quoted
+        if not isinstance(stop.code, str):
+            raise
+        print(one_line(stop.code), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:  # Ctrl-C: stopped as asked, which needs no traceback
+        print("cantina: interrupted", file=sys.stderr)
+        return 130
+    except OSError as err:  # a folder or file the command could not use
+        print(f"cantina: {one_line(str(err))}", file=sys.stderr)
+        return 1
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -222,22 +412,26 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "play":
         return run_app(args, table=True)
     if args.command == "campaigns":
-        from cantina.campaign.commands import list_campaigns
+        from cantina.campaign.commands import import_campaign, list_campaigns
 
+        if args.import_file is not None:
+            return import_campaign(save_folder(args), Path(args.import_file))
         return list_campaigns(save_folder(args))
     if args.command == "resume":
-        from cantina.campaign.store import Store
+        from cantina.campaign.commands import check_playable, find_save
 
-        try:
-            path = Store(save_folder(args)).find(args.name)
-        except LookupError as err:
-            raise SystemExit(f"cantina: {err}; `cantina campaigns` lists them") from None
+        folder = save_folder(args)
+        path = find_save(folder, args.name)
+        check_playable(folder, path)
         return run_app(args, resume=path)
     if args.command == "replay":
-        from cantina.campaign.commands import replay
+        from cantina.campaign.commands import find_save, replay
 
-        return replay(save_folder(args), args.name, args.round, args.delay)
+        path = find_save(save_folder(args), args.name)
+        return replay(path, args.round, args.delay)
     if args.command == "serve":
+        if getattr(args, "save_dir", None) is not None:
+            save_folder(args)
         from cantina.ssh.cli import serve_command  # asyncssh loads for this command only
 
         return serve_command(args)
@@ -249,13 +443,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     from cantina.games.table import checked
 
-    seats = parse_seats(args.seats)
+    info = GAMES[args.game]
+    seats = parse_seats(args.seats, info)
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "big")
     try:
         settings = checked(table_settings(args.game, len(seats), args))
     except ValueError as err:
-        raise SystemExit(f"cantina: {err}") from None
+        fail(str(err))
     if args.command == "sim":
         from cantina.sim_report import run_sim
 

@@ -70,6 +70,12 @@ class SimResult:
     stats: dict[str, float]
     game_nets: list[tuple[int, ...]] = field(default_factory=list)
     """Each game's net for every entry, for intervals and paired comparisons."""
+    requested: int = 0
+    """How many games were asked for: more than `games` when the run was stopped early."""
+
+    @property
+    def stopped(self) -> bool:
+        return self.requested > self.games
 
     def net_per_game(self, entry: int) -> tuple[float, float, float]:
         return mean_interval([nets[entry] for nets in self.game_nets])
@@ -89,13 +95,16 @@ class SimResult:
                     "behaviour": behaviour_rates(tally.behaviour),
                 }
             )
-        return {
+        found: dict[str, Any] = {
             "game": self.game,
             "games": self.games,
             "seed": self.seed,
             "seats": seats,
             "stats": self.stats,
         }
+        if self.stopped:
+            found["stopped"] = {"requested": self.requested}
+        return found
 
 
 RATES = {
@@ -309,8 +318,12 @@ def simulate(
     seed: int,
     settings: Any,
     progress: Callable[[int], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> SimResult:
-    """Play `games` games with the given temperaments (one entry per seat, rotated)."""
+    """Play `games` games with the given temperaments (one entry per seat, rotated).
+
+    `stop` is asked before each game: once it says yes, the games played so far are the
+    result (a game is never cut short, so every figure stays whole)."""
     runner = RUNNERS[game_id](settings)
     n = runner.seats()
     if len(temperaments) != n:
@@ -319,7 +332,10 @@ def simulate(
     tallies = [SeatTally(t.name) for t in temperaments]
     tables = {}
     game_nets: list[tuple[int, ...]] = []
+    played = 0
     for number in range(games):
+        if stop is not None and stop():
+            break
         shift = number % n
         entry_of = [(seat - shift) % n for seat in range(n)]
         if shift not in tables:  # one TableAI per seating keeps its solved odds warm
@@ -327,6 +343,9 @@ def simulate(
         before = [tally.net for tally in tallies]
         runner.run(dice, tables[shift], entry_of, tallies)
         game_nets.append(tuple(t.net - b for t, b in zip(tallies, before, strict=True)))
+        played = number + 1
         if progress:
-            progress(number + 1)
-    return SimResult(game_id, games, seed, settings, tallies, runner.summary(games), game_nets)
+            progress(played)
+    return SimResult(
+        game_id, played, seed, settings, tallies, runner.summary(played), game_nets, games
+    )

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.console import Console
@@ -17,42 +21,87 @@ from cantina.sim import SimResult, simulate
 
 
 def run_sim(args: argparse.Namespace, seats: list[Temperament], settings: Any) -> int:
+    """Play the games and report them; Ctrl-C stops after the game in play and reports
+    the games played so far (status 130, as for any interrupted command)."""
     if args.games < 1:
         raise SystemExit("cantina: --games must be at least 1")
+    console = Console()
+    with stop_on_interrupt() as stopped:
+        if args.json:
+            result = simulate(args.game, seats, args.games, args.seed, settings, stop=stopped)
+        else:
+            with Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+            ) as progress:
+                task = progress.add_task(f"{GAMES[args.game].title}", total=args.games)
+                result = simulate(
+                    args.game,
+                    seats,
+                    args.games,
+                    args.seed,
+                    settings,
+                    progress=lambda done: progress.update(task, completed=done),
+                    stop=stopped,
+                )
     if args.json:
-        result = simulate(args.game, seats, args.games, args.seed, settings)
         json.dump(result.to_json(), sys.stdout)
         sys.stdout.write("\n")
+    elif result.games:
+        print_report(console, result)
+    if not result.stopped:
         return 0
-    console = Console()
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(f"{GAMES[args.game].title}", total=args.games)
-        result = simulate(
-            args.game,
-            seats,
-            args.games,
-            args.seed,
-            settings,
-            progress=lambda done: progress.update(task, completed=done),
-        )
-    print_report(console, result)
-    return 0
+    sys.stdout.flush()
+    units = unit_of(result.game) + "s"
+    print(
+        f"cantina: stopped by Ctrl-C after {result.games:,} of {result.requested:,} {units}"
+        + (f"; the results are for those {result.games:,}" if result.games else ", none to report"),
+        file=sys.stderr,
+    )
+    return 130
+
+
+@contextlib.contextmanager
+def stop_on_interrupt() -> Iterator[Callable[[], bool]]:
+    """While inside, the first Ctrl-C (SIGINT) only asks the run to stop, which the
+    returned callable tells; a second one interrupts at once, as usual."""
+    asked = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield asked.is_set  # only the main thread may handle signals
+        return
+
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is None:  # set outside Python: give Python's own back
+        previous = signal.default_int_handler
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        asked.set()
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield asked.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def unit_of(game: str) -> str:
+    """What one simulated game is: a lap at Vigo's Favor (`cantina.sim`), else the unit."""
+    return "lap" if game == "vigo" else GAMES[game].unit
 
 
 def print_report(console: Console, result: SimResult) -> None:
     data = result.to_json()
     info = GAMES[result.game]
-    unit = "lap" if result.game == "vigo" else info.unit
+    unit = unit_of(result.game)
+    stopped = f" (stopped; {result.requested:,} asked for)" if result.stopped else ""
     table = Table(
-        title=f"{info.title}: {result.games:,} {unit}{'s' if result.games != 1 else ''}, "
-        f"seed {result.seed}"
+        title=f"{info.title}: {result.games:,} {unit}{'s' if result.games != 1 else ''}"
+        f"{stopped}, seed {result.seed}"
     )
     for column in ("entry", "temperament", "wins", "win rate", "95% interval"):
         table.add_column(column, justify="left" if column == "temperament" else "right")

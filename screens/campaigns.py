@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -58,12 +59,18 @@ class CampaignsScreen(UsesApp, Screen[None]):
     CSS_PATH = stylesheets("campaigns.tcss")
 
     BINDINGS = [
-        Binding("r", "resume", "Resume", id="campaigns.resume"),
+        # Enter resumes too, as the title line says: the footer has no room for both at 80
+        # columns beside the other keys (tests/test_campaign_ui.py measures it).
+        Binding("r", "resume", "Resume", id="campaigns.resume", show=False),
         Binding("n", "rename", "Rename", id="campaigns.rename"),
         Binding("x,delete", "delete", "Delete", id="campaigns.delete"),
         Binding("e", "export", "Export", id="campaigns.export"),
+        Binding("i", "import", "Import", id="campaigns.import"),
         Binding("t", "standings", "Standings", id="campaigns.standings"),
         Binding("escape", "app.pop_screen", "Back", id="campaigns.back"),
+        # The app's ctrl+q, here without a footer entry: esc, then q on the menu, quits, and
+        # every key of this list fits the footer at 80 columns only without it.
+        Binding("ctrl+q", "app.quit", "Quit", id="campaigns.quit", show=False, priority=True),
     ]
 
     def __init__(self) -> None:
@@ -81,7 +88,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
         self.reload()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "export":
+        if action in ("export", "import"):  # paths on this machine: not over SSH
             return self.cantina.files_on_host
         return True
 
@@ -106,7 +113,8 @@ class CampaignsScreen(UsesApp, Screen[None]):
         title += (
             "\nEnter or r resumes the highlighted one."
             if count
-            else (": none yet. Start one with New campaign on the menu.")
+            else ": none yet. Start one with New campaign on the menu"
+            + (", or import a save with i." if self.cantina.files_on_host else ".")
         )
         self.query_one("#campaigns-title", Static).update(Content(title))
         if count:
@@ -191,12 +199,35 @@ class CampaignsScreen(UsesApp, Screen[None]):
             export,
         )
 
+    def action_import(self) -> None:
+        if not self.cantina.files_on_host:
+            return
+
+        def import_file(where: str | None) -> None:
+            if where:
+                self.guarded(lambda: self.imported(Path(where).expanduser()))
+
+        self.app.push_screen(
+            AskScreen("Import a campaign's save from (its file):", f"{Path.cwd()}{os.sep}"),
+            import_file,
+        )
+
+    def imported(self, source: Path) -> Path:
+        """Copy a save into the folder (checked like any save; the file is only read) and
+        say what it is called here; the list highlights it."""
+        imported = self.store.import_file(source)
+        self.notify(f"Imported {imported}", title=source.name)
+        return imported.path
+
     def guarded(self, change, keep: Path | None = None) -> None:
-        """Run a change to a save; say why when it cannot be made, then list again."""
+        """Run a change to a save; say why when it cannot be made, then list again (with
+        the save the change made highlighted, if it made one)."""
         try:
-            change()
+            made = change()
         except (CampaignError, OSError) as err:
             self.notify(str(err), title="Not done", severity="error")
+        else:
+            keep = made if isinstance(made, Path) else keep
         self.reload(keep)
 
 

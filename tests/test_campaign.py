@@ -278,3 +278,155 @@ def test_campaign_names_are_cleaned_when_made_and_renamed(tmp_path: Path) -> Non
     store.rename(path, "x\x9b31m" + "y" * 60)
     renamed = load(path).name
     assert renamed.startswith("x31my") and len(renamed) == 40
+
+
+# --- names in a folder, import and export ------------------------------------------------
+
+
+def named(name: str) -> Campaign:
+    return Campaign.new(
+        name, "vigo", seats_from_text("you,Expert"), VigoSettings(seats=2), rounds=2, seed=1
+    )
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    """Every file in a folder (hidden ones too) and what it holds: what a refused change
+    must leave exactly as it was."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_a_new_campaign_with_a_name_taken_is_numbered(tmp_path: Path) -> None:
+    """Names are unique in a folder, in any case and after cleaning: a second "Campaign"
+    (what the setup screen offers) is "Campaign 2", a third "Campaign 3"; files too."""
+    store = Store(tmp_path)
+    paths = [store.create(named(name)) for name in ("Campaign", "campaign", " CAMPAIGN\x1b ")]
+    assert [load(p).name for p in paths] == ["Campaign", "campaign 2", "CAMPAIGN 3"]
+    assert [p.name for p in paths] == ["campaign.json", "campaign-2.json", "campaign-3.json"]
+    long = store.create(named("L" * 40))
+    longer = store.create(named("L" * 40))
+    assert load(longer).name == "L" * 38 + " 2" and longer != long
+
+
+def test_a_damaged_save_keeps_its_name_when_it_can_be_read(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    (tmp_path / "broken.json").write_text('{"format": 2, "name": "Friday", "banks": "x"}')
+    assert load(store.create(named("friday"))).name == "friday 2"
+
+
+def test_renaming_to_a_name_taken_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    from cantina.campaign.errors import CampaignError, NameTaken
+
+    store = Store(tmp_path)
+    first = store.create(named("Friday Club"))
+    second = store.create(named("Saturday"))
+    before = files(tmp_path)
+    with pytest.raises(NameTaken, match=r"another campaign is called 'friday club' \(friday"):
+        store.rename(second, "  friday   club ")
+    assert issubclass(NameTaken, CampaignError)
+    assert files(tmp_path) == before
+    store.rename(first, "FRIDAY CLUB")  # its own name, in another case, is no clash
+    assert load(first).name == "FRIDAY CLUB"
+
+
+def test_find_refuses_an_ambiguous_name_and_lists_the_candidates(tmp_path: Path) -> None:
+    """Folders from before names were unique (or a file named like another campaign) can
+    hold two saves a name fits: each is listed, and the file name picks one."""
+    from cantina.campaign.errors import Ambiguous, NotFound
+
+    store = Store(tmp_path)
+    first = store.create(named("Alpha"))
+    second = store.create(named("Beta"))
+    raw = json.loads(second.read_text())
+    raw["name"] = "alpha"  # as an older cantina let it be
+    second.write_text(json.dumps(raw))
+    os.utime(first, (1_000_000, 1_000_000))  # listed after the other, newest first
+    with pytest.raises(Ambiguous) as found:
+        store.find("ALPHA")
+    assert str(found.value) == (
+        "'ALPHA' could be any of: alpha (beta.json), Alpha (alpha.json); give the file name"
+    )
+    assert store.find("alpha.json") == first and store.find("beta") == second
+    with pytest.raises(NotFound):
+        store.find("gamma")
+    with pytest.raises(NotFound):
+        store.find("  ")
+
+
+def test_import_copies_a_checked_save_under_a_name_and_file_of_its_own(tmp_path: Path) -> None:
+    """An import is checked like any save, numbered when its name is taken, gets a new
+    file, and leaves the file it came from as it was."""
+    folder, elsewhere = tmp_path / "saves", tmp_path / "elsewhere"
+    store = Store(folder)
+    store.create(named("Friday Club"))
+    source = Store(elsewhere).create(named("Friday Club"))
+    with Store(elsewhere).open(source) as session:
+        session.campaign.table()  # a round in progress travels too
+    before = source.read_bytes(), source.stat().st_mtime_ns
+    imported = store.import_file(source)
+    assert (imported.was, imported.name) == ("Friday Club", "Friday Club 2")
+    assert imported.path == folder / "friday-club-2.json"
+    assert str(imported) == "'Friday Club' as 'Friday Club 2' (friday-club-2.json)"
+    copy = load(imported.path)
+    assert copy.name == "Friday Club 2" and copy.data.table is not None
+    assert copy.data.seed == load(source).data.seed
+    assert (source.read_bytes(), source.stat().st_mtime_ns) == before
+    again = store.import_file(source)
+    assert again.name == "Friday Club 3" and again.path.name == "friday-club-3.json"
+
+
+def test_import_migrates_an_older_save(tmp_path: Path) -> None:
+    fixture = Path(__file__).parent / "fixtures" / "campaign-format-1.json"
+    imported = Store(tmp_path).import_file(fixture)
+    assert imported.name == "Old friends" and imported.path.name == "old-friends.json"
+    assert json.loads(imported.path.read_text())["format"] == 2
+    assert load(imported.path).played == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        (b'{"format": 2, "name": "x", "banks": "lots"}', "$.banks"),
+        (b"not json at all", "not a cantina save"),
+        (b'{"format": 99}', "newer cantina"),
+        (None, "cannot be read"),
+    ],
+)
+def test_a_damaged_import_is_refused_and_writes_nothing(
+    tmp_path: Path, content: bytes | None, where: str
+) -> None:
+    folder = tmp_path / "saves"
+    store = Store(folder)
+    store.create(named("Kept"))
+    source = tmp_path / "incoming.json"
+    if content is not None:
+        source.write_bytes(content)
+    before = files(folder)
+    with pytest.raises(Damaged) as refused:
+        store.import_file(source)
+    assert refused.value.file == "incoming.json" and where in str(refused.value)
+    assert "Expected `" not in str(refused.value), "the schema's words, for people"
+    assert files(folder) == before
+    if content is not None:
+        assert source.read_bytes() == content
+
+
+def test_an_export_after_a_rename_carries_the_new_name(tmp_path: Path) -> None:
+    """The save keeps the file name it was made with; its exported copy holds the new
+    name, and into a folder is named after it (numbered beside a file of that name)."""
+    store = Store(tmp_path / "saves")
+    path = store.create(named("Old Name"))
+    store.rename(path, "New Name")
+    out = tmp_path / "out"
+    out.mkdir()
+    first = store.export(path, out)
+    second = store.export(path, out)
+    assert (first.name, second.name) == ("new-name.json", "new-name-2.json")
+    assert path.name == "old-name.json"
+    for copy in (first, second):
+        assert copy.read_bytes() == path.read_bytes() and load(copy).name == "New Name"
+    named_file = tmp_path / "mine.json"
+    assert store.export(path, named_file) == named_file
+    from cantina.campaign.errors import CampaignError
+
+    with pytest.raises(CampaignError, match="never replaces"):
+        store.export(path, named_file)

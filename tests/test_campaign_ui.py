@@ -5,18 +5,23 @@ standings at the end and a round replayed from them."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
+import time
 from pathlib import Path
 
 import msgspec
 import pytest
+from test_no_color import picture
+from textual.geometry import Region
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 
 from cantina.app import CantinaApp
 from cantina.campaign.series import Campaign
 from cantina.campaign.store import InUse, Store, load
 from cantina.games.valdes import ValDesSettings
+from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.seating import seats_from_text
 from screens.campaigns import CampaignsScreen
@@ -26,6 +31,7 @@ from screens.result import ResultScreen
 from screens.setup import SetupScreen
 from screens.standings import StandingsScreen
 from screens.table import NarrationLog, TableScreen
+from screens.textual_compat import FooterKey
 
 SIZE = (80, 24)
 
@@ -55,6 +61,21 @@ async def keys(pilot, *pressed: str) -> None:
     for key in pressed:
         await pilot.press(key)
         await pilot.pause()
+
+
+async def leave(pilot, app: CantinaApp) -> None:
+    """Esc until away from the table: a result closes first (showing the table); leaving
+    a round under way asks, and says the campaign is saved; yes."""
+    for _ in range(4):
+        if not isinstance(app.screen, TableScreen | ResultScreen | ConfirmScreen):
+            return
+        if isinstance(app.screen, ConfirmScreen):
+            assert "saved after every decision" in app.screen.question
+            await pilot.press("y")
+        else:
+            await pilot.press("escape")
+        await pilot.pause()
+    raise AssertionError("still at the table")
 
 
 async def decide(pilot, app: CantinaApp, count: int, *, then_wait: bool = False) -> None:
@@ -109,8 +130,7 @@ async def test_new_campaign_from_the_menu_is_saved_locked_and_autosaved(tmp_path
         assert bytes(recorded) != b"[]", "the decision was saved"
         assert app.campaign_session.saves > saves
 
-        await pilot.press("escape")
-        await pilot.pause()
+        await leave(pilot, app)
         assert isinstance(app.screen, MenuScreen)
         assert app.campaign_session is None
         Store(folder).open(path).close()  # the lock was given back
@@ -359,8 +379,177 @@ async def test_back_at_the_saves_list_the_campaign_is_let_go(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await keys(pilot, "u", "enter")
         assert isinstance(app.screen, TableScreen) and app.campaign_session is not None
-        await pilot.press("escape")
-        await pilot.pause()
+        await keys(pilot, "escape", "y")  # yes, leave the round under way (it is saved)
         assert isinstance(app.screen, CampaignsScreen)
         assert app.campaign_session is None
         Store(folder).open(path).close()
+
+
+# --- the saves list: its footer, names, import ------------------------------------------
+
+
+def notes(app: CantinaApp) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+def folder_files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def footer_keys(screen) -> list[tuple[str, Region]]:
+    return [(key.description, key.region) for key in screen.query(FooterKey)]
+
+
+async def test_the_saves_list_footer_fits_80_columns(tmp_path):
+    """At 80 x 24 every key in the saves list's footer is drawn whole, on screen, and
+    none under another (the command palette's key is docked on the right)."""
+    folder = tmp_path / "saves"
+    saved(folder, "Lunch", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u")
+        assert isinstance(app.screen, CampaignsScreen)
+        shown = footer_keys(app.screen)
+        described = {description for description, _ in shown}
+        for action in ("Rename", "Delete", "Export", "Import", "Standings", "Back"):
+            assert action in described, described
+        row = "".join(picture(app).text[SIZE[1] - 1])
+        for key in ("n Rename ", "x Delete ", "e Export ", "i Import ", "t Standings "):
+            assert key in row, row  # each key apart from the next, colour or none
+        for description, region in shown:
+            assert region.x >= 0 and region.right <= SIZE[0], (description, region)
+            assert region.width >= len(description), (description, region)
+        for (one, a), (other, b) in itertools.combinations(shown, 2):
+            assert not a.overlaps(b), f"{one} {a} lies under {other} {b}"
+        assert "Enter or r resumes" in text_of(app.screen, "#campaigns-title")
+
+
+async def test_import_from_the_saves_list(tmp_path):
+    """`i` asks for a file; its save is checked, copied in under a name and a file name
+    of its own, listed and highlighted; the file it came from is left as it was."""
+    folder = tmp_path / "saves"
+    saved(folder, "Friday Club", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    source = saved(
+        tmp_path / "usb", "Friday Club", "valdes", "you,Bold", ValDesSettings(seats=2), 3
+    )
+    before = source.read_bytes(), source.stat().st_mtime_ns
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "i")
+        ask = app.screen
+        assert isinstance(ask, AskScreen) and "Import" in text_of(ask, "Static")
+        ask.query_one(Input).value = str(source)
+        await keys(pilot, "enter")
+        listing = app.screen
+        assert isinstance(listing, CampaignsScreen)
+        assert listing.selected().path == folder / "friday-club-2.json"
+        assert listing.selected().campaign.name == "Friday Club 2"
+        assert "Imported 'Friday Club' as 'Friday Club 2' (friday-club-2.json)" in " ".join(
+            notes(app)
+        )
+        assert len(listing.entries) == 2
+    assert (source.read_bytes(), source.stat().st_mtime_ns) == before
+    assert load(folder / "friday-club-2.json").game == "valdes"
+
+
+async def test_a_damaged_import_is_refused_and_the_folder_left_alone(tmp_path):
+    folder = tmp_path / "saves"
+    saved(folder, "Kept", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"format": 2, "name": "x", "banks": "lots"}')
+    before = folder_files(folder)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "i")
+        app.screen.query_one(Input).value = str(bad)
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, CampaignsScreen)
+        shown = " ".join(notes(app))
+        assert "Not done: bad.json: $.banks" in shown and "Expected `" not in shown
+        app.screen.query_one(OptionList)  # the list is still there, with the one save
+        assert len(app.screen.entries) == 1
+    assert folder_files(folder) == before
+    assert bad.read_bytes() == b'{"format": 2, "name": "x", "banks": "lots"}'
+
+
+async def test_import_and_export_are_not_offered_over_ssh(tmp_path):
+    """A player over SSH types no paths on the host: neither key is shown or acts."""
+    folder = tmp_path / "saves"
+    saved(folder, "Remote", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    app = app_for(folder)
+    app.files_on_host = False
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u")
+        described = {description for description, _ in footer_keys(app.screen)}
+        assert "Import" not in described and "Export" not in described
+        await keys(pilot, "i")
+        assert isinstance(app.screen, CampaignsScreen)
+        app.screen.action_import()  # even asked for directly
+        await pilot.pause()
+        assert isinstance(app.screen, CampaignsScreen)
+        assert "or import a save" not in text_of(app.screen, "#campaigns-title")
+
+
+async def test_renaming_to_a_name_taken_is_refused(tmp_path):
+    folder = tmp_path / "saves"
+    saved(folder, "Friday Club", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    other = saved(folder, "Saturday", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    os.utime(other, (2_000_000_000, 2_000_000_000))  # listed first
+    before = folder_files(folder)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "n")
+        app.screen.query_one(Input).value = "FRIDAY club"
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, CampaignsScreen)
+        assert any(
+            "another campaign is called 'FRIDAY club' (friday-club.json)" in n for n in notes(app)
+        )
+    assert folder_files(folder) == before
+
+
+async def test_a_second_campaign_from_the_menu_is_numbered(tmp_path):
+    """The setup offers "Campaign" as the name every time: the second is "Campaign 2",
+    in a file of its own."""
+    folder = tmp_path / "saves"
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        for expected in ("Campaign", "Campaign 2"):
+            await keys(pilot, "c", "d", "ctrl+s")
+            assert isinstance(app.screen, TableScreen)
+            assert text_of(app.screen, "#campaign-panel").startswith(expected + "\n")
+            await leave(pilot, app)
+            assert isinstance(app.screen, MenuScreen)
+    assert sorted(p.name for p in folder.glob("*.json")) == ["campaign-2.json", "campaign.json"]
+    assert load(folder / "campaign-2.json").name == "Campaign 2"
+
+
+@pytest.fixture
+def utc(monkeypatch):
+    """Times shown in local time, drawn the same on every machine."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_snapshot_saves_list_after_an_import(snap_compare, tmp_path, monkeypatch, utc):
+    """The saves list at 80 x 24 once a save from elsewhere is imported beside one of the
+    same name: numbered, highlighted, said so; every footer key on show."""
+    monkeypatch.chdir(tmp_path)  # the title names the folder: the same on every run
+    folder = Path("saves")
+    saved(folder, "Friday Club", "vigo", "you,Expert,Bold", VigoSettings(seats=3), 6)
+    saved(folder, "Robots", "valdes", "Expert,Bold", ValDesSettings(seats=2), 3)
+    source = saved(Path("usb"), "Friday Club", "victim", "you,Loyal,Bold", VictimSettings(), 3)
+
+    async def run_before(pilot):
+        await keys(pilot, "u", "i")
+        pilot.app.screen.query_one(Input).value = str(source)
+        await keys(pilot, "enter")
+        for path in folder.iterdir():  # a fixed time for every save, shown in the list
+            os.utime(path, (1_767_225_600, 1_767_225_600))
+        pilot.app.screen.reload()
+        await pilot.pause()
+
+    assert snap_compare(app_for(folder), terminal_size=SIZE, run_before=run_before)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -102,7 +103,7 @@ def test_temperaments_lists_names_and_descriptions():
         (("sim", "vigo", "--seats", "Expert,Wookiee"), "no temperament 'Wookiee'"),
         (("sim", "vigo", "--seats", "Expert,Bold", "--variants", "bribes"), "unknown variant"),
         (("sim", "vigo", "--seats", "Expert," * 9 + "Bold"), "seats"),
-        (("sim", "chess", "--seats", "Expert"), "invalid choice"),
+        (("sim", "chess", "--seats", "Expert"), "there is no game 'chess'"),
     ],
 )
 def test_bad_arguments_get_a_clear_error(args, message):
@@ -207,3 +208,322 @@ def test_resume_of_an_unknown_campaign_says_how_to_list_them(tmp_path):
     done = cantina("resume", "nothing-here", "--save-dir", str(tmp_path))
     assert done.returncode != 0
     assert "no campaign called 'nothing-here'" in done.stderr and "cantina campaigns" in done.stderr
+
+
+# --- every command, given hostile arguments ------------------------------------------------
+
+COMMANDS = {"sim", "watch", "temperaments", "play", "campaigns", "resume", "replay", "serve", ""}
+"""Every subcommand, and "" for the bare `cantina` (the menu)."""
+
+HOSTILE: list[tuple[tuple[str, ...], str]] = [
+    # (arguments, what the one line on stderr says); {saves}, {file}, {missing} and {tmp}
+    # are paths made by the fixture. None of these may start a table, the menu or a host.
+    (
+        ("sim", "valdes", "--seats", "Expert,Bold", "--ante", "-4"),
+        "--ante must be 0 to 100, not -4",
+    ),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--stake-limit", "101"), "must be 1 to 100"),
+    (("sim", "victim", "--seats", "Expert,Bold,Bold", "--starting-health", "0"), "must be 1"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--ante", "1"), "--ante applies to Val-Des only"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--ante", "x"), "--ante must be a whole number"),
+    (
+        ("sim", "vigo", "--seats", "Expert,Bold", "--games", "99999999999999999999"),
+        "--games must be 1 to 1,000,000, not 99999999999999999999",
+    ),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--games", "0"), "--games must be 1 to"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--games", "-5", "--json"), "--games must be"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--games", "lots"), "must be a whole number"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--games"), "--games needs a value"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--seed", "-1"), "--seed must be 0 to"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--seed", "9" * 30), "--seed must be 0 to"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--seed", "1" * 5000), "must be a whole number"),
+    (("sim", "vigo", "--seats", "Expert,,Bold"), "--seats 'Expert,,Bold': seat 2 of 3 has no"),
+    (("sim", "vigo", "--seats", "Expert,Bold,"), "seat 3 of 3 has no name"),
+    (("sim", "vigo", "--seats", " "), "--seats names no seats"),
+    (("sim", "vigo", "--seats", "Expert,Wookiee"), "no temperament 'Wookiee'"),
+    (("sim", "vigo", "--seats", "Expert\nBold,Bold"), "no temperament 'Expert\\nBold'"),
+    (("sim", "vigo", "--seats", ",".join(["Bold"] * 9)), "2 to 8 seats, not 9"),
+    (("sim", "vigo", "--seats", ",".join(["Bold"] * 5000)), "2 to 8 seats, not 5000"),
+    (("sim", "victim", "--seats", "Expert,Bold"), "exactly 3 seats, not 2"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--variants", "bribes"), "unknown variant"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--variants", "mercy,,"), "an empty entry"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--variants", "mercy,no-mercy"), "both mercy"),
+    (("sim", "chess", "--seats", "Expert"), "there is no game 'chess'"),
+    (("sim", "vigo"), "required: --seats"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--nonsense"), "unrecognized arguments"),
+    (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "-1"), "--delay must be 0 to 60"),
+    (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "nan"), "--delay must be 0 to 60"),
+    (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "1e400"), "--delay must be 0 to 60"),
+    (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "soon"), "a number of seconds"),
+    (("watch", "vigo", "--seats", "you,Bold"), "no temperament 'you'"),
+    (("watch", "valdes", "--seats", "Expert,Bold", "--ante", "1000"), "--ante must be 0 to 100"),
+    (("temperaments", "Expert"), "unrecognized arguments: Expert"),
+    (("play", "chess"), "there is no game 'chess'"),
+    (("play", "vigo", "--seats", "you,,Bold"), "seat 2 of 3 has no name"),
+    (("play", "vigo", "--seats", "you,Wookiee"), "no temperament 'Wookiee'"),
+    (("play", "victim", "--seats", "you,Expert"), "exactly 3 seats, not 2"),
+    (("play", "vigo", "--seed", "-1"), "--seed must be 0 to"),
+    (("play", "vigo", "--stake-limit", "0"), "--stake-limit must be 1 to 100, not 0"),
+    (("play", "vigo", "--variants", "bribes"), "unknown variant 'bribes'"),
+    (("play", "vigo", "--save-dir", "{file}"), "--save-dir {file} is not a folder"),
+    (("play", "vigo", "--save-dir", ""), "--save-dir must not be empty"),
+    (("campaigns", "--save-dir", "{file}"), "is not a folder"),
+    (("campaigns", "--import", "{saves}/broken.json", "--save-dir", "{tmp}/new"), "damaged"),
+    (("campaigns", "--import", "{missing}", "--save-dir", "{tmp}/new"), "there is no file"),
+    (
+        ("campaigns", "--import", "{saves}", "--save-dir", "{tmp}/new"),
+        "is a folder; give a save's file",
+    ),
+    (("resume", "nothing", "--save-dir", "{saves}"), "no campaign called 'nothing'"),
+    (("resume", "broken", "--save-dir", "{saves}"), "cannot resume a damaged save: broken.json"),
+    (("resume", "alpha", "--save-dir", "{saves}"), "'alpha' could be any of: "),
+    (("resume", "robots", "--save-dir", "{file}"), "is not a folder"),
+    (("resume",), "required: name"),
+    (("replay", "robots", "0", "--save-dir", "{saves}"), "round must be 1 or more, not 0"),
+    (("replay", "robots", "7", "--save-dir", "{saves}"), "no game 7 to replay (there are: 1)"),
+    (("replay", "robots", "-1", "--save-dir", "{saves}"), "round must be 1 or more, not -1"),
+    (("replay", "robots", "--delay", "-1", "--save-dir", "{saves}"), "--delay must be 0"),
+    (("replay", "broken", "--save-dir", "{saves}"), "cannot replay a damaged save"),
+    (("replay", "alpha", "--save-dir", "{saves}"), "give the file name"),
+    (("serve", "--open", "--port", "99999"), "--port must be 0 to 65,535, not 99999"),
+    (("serve", "--open", "--port", "-1"), "--port must be 0 to 65,535, not -1"),
+    (("serve", "--open", "--max-sessions", "-1"), "--max-sessions must be 1 to 128, not -1"),
+    (("serve", "--open", "--max-sessions", "0"), "--max-sessions must be 1 to 128, not 0"),
+    (("serve", "--open", "--max-sessions", "100000"), "--max-sessions must be 1 to 128"),
+    (("serve", "--authorized-keys", "{missing}"), "--authorized-keys {missing} is not there"),
+    (("serve", "--open", "--host-key", "{saves}"), "--host-key {saves} is not a file"),
+    (("serve", "--open", "--host", ""), "--host must not be empty"),
+    (("serve", "--open", "--save-dir", "{file}"), "is not a folder"),
+    (
+        ("serve", "--authorized-keys", "{file}", "--host-key", "{tmp}/key", "--port", "0"),
+        "{file}: No valid entries found",
+    ),
+    (("serve", "--open", "--host-key", "{file}", "--port", "0"), "{file}: Invalid private key"),
+    (("serve",), "nobody could get in"),
+    (("--save-dir", "{file}"), "--save-dir {file} is not a folder"),
+    (("--bogus",), "unrecognized arguments: --bogus"),
+    (("bogus",), "there is no command 'bogus'; choose from sim, watch"),
+]
+
+
+@pytest.fixture(scope="module")
+def hostile_paths(tmp_path_factory):
+    """A save folder with a good campaign (Robots, one game played), two saves an older
+    cantina let share the name Alpha, and a damaged one; a plain file; a missing path."""
+    from cantina.campaign.series import Campaign
+    from cantina.campaign.store import Store
+    from cantina.games.vigo import VigoSettings
+    from cantina.seating import seats_from_text
+
+    tmp = tmp_path_factory.mktemp("hostile")
+    saves = tmp / "saves"
+    finished_campaign(saves)
+    store = Store(saves)
+    for _ in range(2):
+        campaign = Campaign.new(
+            "Alpha", "vigo", seats_from_text("you,Expert"), VigoSettings(seats=2), rounds=2, seed=1
+        )
+        path = store.create(campaign)
+        raw = json.loads(path.read_text())
+        raw["name"] = "Alpha"  # the second was numbered: made as two the same, as before
+        path.write_text(json.dumps(raw))
+    (saves / "broken.json").write_text('{"format": 2, "name": "Broken", "banks": "lots"}')
+    (tmp / "a-file").write_text("hello\n")
+    return {"saves": saves, "file": tmp / "a-file", "missing": tmp / "missing", "tmp": tmp}
+
+
+def test_hostile_arguments_cover_every_command():
+    assert {args[0] if args[0] in COMMANDS else "" for args, _ in HOSTILE} == COMMANDS
+    assert COMMANDS - {""} == set(build_commands())
+
+
+def build_commands() -> list[str]:
+    from cantina.cli import build_parser
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if a.dest == "command"]
+    return list(commands.choices)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"), HOSTILE, ids=[" ".join(args)[:60] or "bare" for args, _ in HOSTILE]
+)
+def test_every_bad_argument_gets_one_clear_line(args, says, hostile_paths, tmp_path):
+    """Each command, given something it cannot use: a non-zero status and one line on
+    stderr that starts "cantina:" and says what is wrong in its own words: no traceback,
+    no usage block, nothing of the validator's ("Expected `int`"). Nothing starts: stdin
+    is closed and there is a time limit, so a table, menu or host left running fails."""
+    paths = {key: str(value) for key, value in hostile_paths.items()}
+    argv = [arg.format(**paths) for arg in args]
+    done = subprocess.run(
+        [sys.executable, "-m", "cantina", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env={
+            "COLUMNS": "120",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "CANTINA_CONFIG_DIR": str(tmp_path / "config"),
+            "CANTINA_SAVE_DIR": str(tmp_path / "saves"),
+        },
+    )
+    lines = done.stderr.splitlines()
+    assert done.returncode != 0, done.stdout
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("cantina: "), done.stderr
+    assert "Traceback" not in done.stderr and "Expected `" not in done.stderr
+    assert says.format(**paths) in lines[0]
+    assert done.stdout == ""
+
+
+def test_a_save_folder_from_the_environment_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    done = subprocess.run(
+        [sys.executable, "-m", "cantina", "campaigns"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "CANTINA_SAVE_DIR": str(tmp_path / "a-file")},
+    )
+    assert done.returncode == 1
+    assert done.stderr == f"cantina: CANTINA_SAVE_DIR {tmp_path / 'a-file'} is not a folder\n"
+
+
+def test_resume_and_replay_of_an_ambiguous_name_list_the_candidates(hostile_paths):
+    saves = hostile_paths["saves"]
+    for command in ("resume", "replay"):
+        done = cantina(command, "ALPHA", "--save-dir", str(saves))
+        assert done.returncode == 1
+        assert done.stderr in (
+            f"cantina: 'ALPHA' could be any of: Alpha ({a}), Alpha ({b}); give the file name\n"
+            for a, b in (("alpha.json", "alpha-2.json"), ("alpha-2.json", "alpha.json"))
+        )
+    done = cantina("replay", "alpha-2.json", "1", "--save-dir", str(saves))
+    assert done.returncode == 1 and "no round 1 to replay (there are: none yet)" in done.stderr
+
+
+def test_campaigns_import_copies_a_save_and_leaves_the_file_alone(tmp_path):
+    from cantina.campaign.store import load
+
+    source = tmp_path / "from-a-friend.json"
+    campaign = finished_campaign(tmp_path / "theirs")
+    source.write_bytes((tmp_path / "theirs" / "robots.json").read_bytes())
+    before = source.read_bytes()
+    mine = tmp_path / "mine"
+    finished_campaign(mine)  # a Robots here already
+    done = cantina("campaigns", "--import", str(source), "--save-dir", str(mine))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"Imported 'Robots' as 'Robots 2' (robots-2.json) into {mine}\n"
+    assert source.read_bytes() == before
+    copy = load(mine / "robots-2.json")
+    assert copy.name == "Robots 2"
+    assert copy.played == campaign.played == 1
+    finished = [json.loads(p.read_text())["finished"] for p in (source, mine / "robots-2.json")]
+    assert finished[0] == finished[1]
+    listed = cantina("campaigns", "--save-dir", str(mine)).stdout
+    assert "Robots 2" in listed and "Robots " in listed
+
+
+# --- Ctrl-C during `sim` ---------------------------------------------------------------------
+
+
+def test_ctrl_c_during_sim_reports_the_games_played_so_far(tmp_path):
+    """Ctrl-C on a long `sim`, on a terminal: it stops after the game in play, prints the
+    results of those played (the title says how many were asked for), says on stderr how
+    many of how many were played, and ends with status 130, without a traceback."""
+    import os
+    import pty
+    import re
+    import select
+    import signal
+    import time
+
+    master, slave = pty.openpty()
+    command = ["sim", "vigo", "--games", "1000000", "--seats", "Expert,Bold,Cautious"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cantina", *command, "--seed", "1"],
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "COLUMNS": "120", "LINES": "40"},
+    )
+    os.close(slave)
+    output = b""
+
+    def read(seconds: float) -> bool:
+        nonlocal output
+        ready, _, _ = select.select([master], [], [], seconds)
+        if not ready:
+            return True
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal's other end closed: the process is done
+            return False
+        output += chunk
+        return bool(chunk)
+
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # the progress bar shows games played
+            read(0.2)
+            counts = re.findall(rb"(\d+)/1000000", output)
+            if counts and int(counts[-1]) > 0:
+                break
+        else:
+            raise AssertionError(f"no progress shown: {output[-500:]!r}")
+        process.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and read(0.5):  # to the end of its output
+            pass
+        status = process.wait(60)
+        errors = process.stderr.read().decode()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(master)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output.decode(errors="replace"))
+    assert status == 130, errors
+    assert "Traceback" not in errors + text
+    line = errors.splitlines()
+    assert len(line) == 1, errors
+    played = re.fullmatch(
+        r"cantina: stopped by Ctrl-C after ([\d,]+) of 1,000,000 laps; "
+        r"the results are for those ([\d,]+)",
+        line[0],
+    )
+    assert played and played[1] == played[2], line
+    assert f"Vigo's Favor: {played[1]} laps (stopped; 1,000,000 asked for), seed 1" in text
+    for words in ("Expert", "Cautious", "win rate", "Game statistics"):
+        assert words in text
+
+
+def test_a_stopped_sim_is_a_whole_result_of_the_games_played():
+    """What `sim` reports after Ctrl-C: only whole games, counted as played, with how
+    many were asked for (in --json too)."""
+    from cantina.ai.temperament import temperament
+    from cantina.games.valdes import ValDesSettings
+    from cantina.sim import simulate
+
+    seats = [temperament("Expert"), temperament("Bold")]
+    asked = itertools.count()  # asked before each game: the eighth time, it says stop
+    result = simulate(
+        "valdes", seats, 100, 3, ValDesSettings(seats=2), stop=lambda: next(asked) >= 7
+    )
+    assert result.games == 7 and result.requested == 100 and result.stopped
+    assert sum(s.wins for s in result.seats) == 7 and len(result.game_nets) == 7
+    data = result.to_json()
+    assert data["games"] == 7 and data["stopped"] == {"requested": 100}
+    whole = simulate("valdes", seats, 7, 3, ValDesSettings(seats=2))
+    assert not whole.stopped and "stopped" not in whole.to_json()
+    assert whole.to_json()["seats"] == data["seats"], "the same seven games"
+
+
+def test_max_sessions_is_bounded_by_the_connections_the_host_takes():
+    from cantina.cli import MAX_SESSIONS
+    from cantina.ssh.limits import Limits
+
+    assert MAX_SESSIONS == Limits().max_connections

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -42,3 +43,32 @@ def test_names_and_drawn_text_follow_the_same_rule(text: str) -> None:
 
 def test_markup_is_never_read() -> None:
     assert safe_text("[bold]Eve[/]").plain == "[bold]Eve[/]"
+
+
+def test_schema_messages_are_put_in_plain_words():
+    """What msgspec says of a save or settings that break the schema, said for people:
+    no "Expected `int`", the field kept."""
+    import msgspec
+
+    from cantina.games.table import checked
+    from cantina.games.valdes import ValDesSettings
+    from cantina.text import plain_reason
+
+    cases = {
+        "Expected `int` >= 0 - at `$.ante`": "should be 0 or more (at $.ante)",
+        "Expected `int` <= 100": "should be at most 100",
+        "Expected `int`, got `str` - at `$.banks[0]`": "should be a whole number, not text "
+        "(at $.banks[0])",
+        "Expected `int | null`, got `array`": "should be a whole number or null, not a list",
+        "Expected `str` of length <= 40 - at `$.name`": "should have at most 40 characters "
+        "(at $.name)",
+        "Expected `array` of length >= 2": "should have at least 2 items",
+        "Object missing required field `game`": "lacks the field 'game'",
+        "Expected `object`, got `str`": "should be an object, not text",
+        "made by a newer cantina": "made by a newer cantina",
+    }
+    for said, plain in cases.items():
+        assert plain_reason(said) == plain
+    with pytest.raises(ValueError) as refused:
+        checked(msgspec.structs.replace(ValDesSettings(), ante=-4))
+    assert str(refused.value) == "invalid table settings: should be 0 or more (at $.ante)"

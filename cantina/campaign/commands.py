@@ -1,4 +1,5 @@
-"""`cantina campaigns` and `cantina replay`: campaign files read from the terminal."""
+"""`cantina campaigns`, `resume` and `replay`: campaign files from the terminal. What cannot
+be done ends the command with one line saying why (SystemExit)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from cantina.campaign.errors import Damaged
+from cantina.campaign.errors import Ambiguous, CampaignError, Damaged, NotFound
 from cantina.campaign.series import Campaign
 from cantina.campaign.store import Store, load
 from cantina.games import GAMES
@@ -30,17 +31,49 @@ def list_campaigns(folder: Path) -> int:
     return 0
 
 
+def import_campaign(folder: Path, source: Path) -> int:
+    """`cantina campaigns --import FILE`: a checked copy of a save, in the folder."""
+    if source.is_dir():
+        raise SystemExit(f"cantina: not imported: {str(source)!r} is a folder; give a save's file")
+    if not source.exists():
+        raise SystemExit(f"cantina: not imported: there is no file {str(source)!r}")
+    try:
+        imported = Store(folder).import_file(source)
+    except Damaged as err:
+        raise SystemExit(f"cantina: not imported, the save is damaged: {err}") from None
+    except CampaignError as err:
+        raise SystemExit(f"cantina: not imported: {err}") from None
+    print(f"Imported {imported} into {folder}")
+    return 0
+
+
+def find_save(folder: Path, name: str) -> Path:
+    """The save `name` means (its campaign's name or its file's), else why there is none:
+    no such campaign, or several it could be."""
+    try:
+        return Store(folder).find(name)
+    except Ambiguous as err:
+        raise SystemExit(f"cantina: {err}") from None
+    except NotFound as err:
+        raise SystemExit(f"cantina: {err}; `cantina campaigns` lists them") from None
+
+
+def check_playable(folder: Path, path: Path) -> None:
+    """Before the app opens a save at its table: that it is whole and not in use."""
+    try:
+        Store(folder).open(path).close()
+    except Damaged as err:
+        raise SystemExit(f"cantina: cannot resume a damaged save: {err}") from None
+    except CampaignError as err:
+        raise SystemExit(f"cantina: cannot resume it: {err}") from None
+
+
 def _title(campaign: Campaign) -> str:
     return GAMES[campaign.game].title
 
 
-def replay(folder: Path, name: str, number: int | None, delay: float) -> int:
+def replay(path: Path, number: int | None, delay: float) -> int:
     """One round of a campaign narrated again, event by event, from its seed and moves."""
-    store = Store(folder)
-    try:
-        path = store.find(name)
-    except LookupError as err:
-        raise SystemExit(f"cantina: {err}") from None
     try:
         campaign = load(path)
     except Damaged as err:

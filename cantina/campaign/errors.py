@@ -3,6 +3,8 @@ lists or changes saves catches `CampaignError` and shows its message."""
 
 from __future__ import annotations
 
+from cantina.text import plain_reason
+
 
 class CampaignError(Exception):
     """A campaign that cannot be opened, played or changed; the message says why."""
@@ -14,10 +16,28 @@ class Damaged(CampaignError):
     def __init__(self, file: str, field: str, reason: str) -> None:
         self.file = file
         self.field = field
-        self.reason = reason
+        self.reason = plain_reason(reason)  # the schema's words, for people
         where = f"{file}: {field}: " if field else f"{file}: "
-        super().__init__(where + reason)
+        super().__init__(where + self.reason)
 
 
 class InUse(CampaignError):
     """Another process is playing this campaign."""
+
+
+class NotFound(CampaignError, LookupError):
+    """No save in the folder goes by the name asked for."""
+
+
+class Ambiguous(CampaignError, LookupError):
+    """Several saves go by the name asked for: the file name tells them apart."""
+
+    def __init__(self, name: str, candidates: list[tuple[str, str]]) -> None:
+        self.candidates = candidates
+        """Each save it could be, as (its campaign's name, its file's name)."""
+        which = ", ".join(f"{campaign} ({file})" for campaign, file in candidates)
+        super().__init__(f"{name!r} could be any of: {which}; give the file name")
+
+
+class NameTaken(CampaignError):
+    """Another campaign in the folder has that name already."""

@@ -35,6 +35,7 @@ from cantina.games.events import Event, Scored
 from cantina.games.table import Game, Move, checked, play_moves
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
+from cantina.text import plain_reason
 
 MAX_CAMPAIGN_NAME = 40
 """As the save format allows (model.Name)."""
@@ -142,7 +143,7 @@ class Campaign:
         try:  # the limits a save is loaded with hold for a new one too
             msgspec.json.decode(msgspec.json.encode(data), type=CampaignFile)
         except msgspec.ValidationError as err:
-            raise ValueError(f"cannot make this campaign: {err}") from None
+            raise ValueError(f"cannot make this campaign: {plain_reason(str(err))}") from None
         return cls(data)
 
     # --- where it stands -----------------------------------------------------------------
@@ -279,6 +280,17 @@ class Campaign:
 
     def replay(self, number: int) -> tuple[Game[Any], list[Move]]:
         """Round `number` (finished, or the one in progress) as it began, and its moves."""
+        start, moves = self._round(number)
+        return self.start_game(start), moves
+
+    def replay_table(self, number: int) -> tuple[LiveTable, list[Move]]:
+        """A table set at round `number` as it began (with that round's own seed; no
+        keeper: nothing is saved), and the moves to play on it again."""
+        start, moves = self._round(number)
+        setup = msgspec.structs.replace(self.setup(), seed=start.seed)
+        return LiveTable(setup, self.start_game(start)), moves
+
+    def _round(self, number: int) -> tuple[Start, list[Move]]:
         d = self.data
         records = {r.start.number: (r.start, r.moves) for r in d.finished}
         if d.table is not None:
@@ -287,7 +299,7 @@ class Campaign:
             have = ", ".join(map(str, sorted(records))) or "none yet"
             raise ValueError(f"no {GAMES[d.game].unit} {number} to replay (there are: {have})")
         start, moves = records[number]
-        return self.start_game(start), decode_moves(d.game, moves)
+        return start, decode_moves(d.game, moves)
 
     # --- the keeper of the live table --------------------------------------------------
 

@@ -23,8 +23,8 @@ import msgspec
 import platformdirs
 
 from cantina.campaign.check import read_campaign
-from cantina.campaign.errors import Damaged, InUse
-from cantina.campaign.series import Campaign, campaign_name
+from cantina.campaign.errors import Ambiguous, CampaignError, Damaged, InUse, NameTaken, NotFound
+from cantina.campaign.series import MAX_CAMPAIGN_NAME, Campaign, campaign_name
 from cantina.files import write_atomic  # the autosave test swaps it here for a full disk
 
 UNEXPECTED = "could not be read (an unexpected error)"
@@ -85,22 +85,40 @@ def encode(campaign: Campaign) -> bytes:
     return msgspec.json.format(msgspec.json.encode(campaign.data), indent=1) + b"\n"
 
 
-def load(path: Path) -> Campaign:
-    """The campaign in `path` (Damaged, naming the file and field, if it cannot be)."""
+def read(path: Path) -> bytes:
+    """A save's bytes (Damaged when there are too many, or they cannot be read)."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE:
             raise Damaged(path.name, "", f"{size} bytes is too big for a save (limit {MAX_FILE})")
         with open(path, "rb") as file:
-            raw = file.read(MAX_FILE + 1)
+            return file.read(MAX_FILE + 1)
     except OSError as err:
         raise Damaged(path.name, "", f"cannot be read: {err.strerror or err}") from None
+
+
+def load(path: Path) -> Campaign:
+    """The campaign in `path` (Damaged, naming the file and field, if it cannot be)."""
+    raw = read(path)
     try:
         return read_campaign(raw, path.name)
     except Damaged:
         raise
     except Exception as err:  # a reading bug must not take the whole listing down
         raise Damaged(path.name, "", f"{UNEXPECTED} ({type(err).__name__}: {err})") from err
+
+
+class _Named(msgspec.Struct):
+    name: str = ""
+
+
+def name_in(raw: bytes) -> str | None:
+    """The campaign name a save holds, read without checking the rest of it (so a damaged
+    save's too, when that much is whole); None when there is none to read."""
+    try:
+        return msgspec.json.decode(raw, type=_Named).name or None
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -111,6 +129,21 @@ class Entry:
     campaign: Campaign | None
     problem: Damaged | None
     modified: float
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A save imported into a folder."""
+
+    path: Path
+    name: str
+    """What the campaign is called in the folder."""
+    was: str
+    """What it was called in the file imported: another name when that one was taken."""
+
+    def __str__(self) -> str:
+        called = repr(self.name) if self.was == self.name else f"{self.was!r} as {self.name!r}"
+        return f"{called} ({self.path.name})"
 
 
 class Store:
@@ -144,27 +177,76 @@ class Store:
         )
 
     def find(self, name: str) -> Path:
-        """The save of the campaign called `name` (or with that file name)."""
-        wanted = name.strip().lower()
-        for entry in self.entries():
-            if entry.path.stem.lower() == wanted or entry.path.name.lower() == wanted:
+        """The save of the campaign called `name`, or with that file name (with or without
+        `.json`, any case); a file name given exactly is always that file. NotFound, or
+        Ambiguous (listing each save it could be), when there is not exactly one."""
+        given = name.strip()
+        if not given:
+            raise NotFound(f"no campaign called {name!r} in {self.folder}")
+        entries = self.entries()
+        for entry in entries:
+            if entry.path.name == given:
                 return entry.path
-            if entry.campaign is not None and entry.campaign.name.lower() == wanted:
-                return entry.path
-        raise LookupError(f"no campaign called {name!r} in {self.folder}")
+        wanted, cleaned = given.casefold(), campaign_name(given).casefold()
+        found = [
+            entry
+            for entry in entries
+            if wanted in (entry.path.name.casefold(), entry.path.stem.casefold())
+            or (entry.campaign is not None and entry.campaign.name.casefold() == cleaned)
+        ]
+        if not found:
+            raise NotFound(f"no campaign called {name!r} in {self.folder}")
+        if len(found) > 1:
+            raise Ambiguous(
+                name,
+                [(e.campaign.name if e.campaign else "a damaged save", e.path.name) for e in found],
+            )
+        return found[0].path
+
+    def names(self, but: Path | None = None) -> dict[str, Path]:
+        """The campaign names taken in this folder, case-folded, each with its save: every
+        save's but `but`'s, a damaged one's too when its name can still be read."""
+        taken: dict[str, Path] = {}
+        for path in self._files():
+            if but is not None and path.name == but.name:
+                continue
+            try:
+                name = name_in(read(path))
+            except Damaged:
+                continue
+            if name:
+                taken.setdefault(name.casefold(), path)
+        return taken
+
+    def free_name(self, name: str) -> str:
+        """`name` as a campaign is called (cleaned), numbered when another campaign here
+        has it already (in any case): "Campaign" is "Campaign 2" beside a "Campaign", and
+        "Campaign 3" beside both."""
+        name = campaign_name(name)
+        taken = self.names()
+        if name.casefold() not in taken:
+            return name
+        for n in range(2, 1000):
+            suffix = f" {n}"
+            candidate = name[: MAX_CAMPAIGN_NAME - len(suffix)].rstrip() + suffix
+            if candidate.casefold() not in taken:
+                return candidate
+        raise NameTaken(f"too many campaigns called {name!r}")
 
     def create(self, campaign: Campaign) -> Path:
-        """Save a new campaign under a file name of its own (never another's)."""
+        """Save a new campaign under a name and a file name of its own (never another's):
+        its name is numbered when taken (`free_name`), and it keeps the new name."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        stem = file_stem(campaign.name)
-        for n in range(1, 1000):
-            path = self.folder / (f"{stem}.json" if n == 1 else f"{stem}-{n}.json")
-            try:
-                write_atomic(path, encode(campaign), replace=False)
-            except FileExistsError:
-                continue
-            return path
-        raise OSError(f"too many campaigns called {campaign.name!r}")
+        campaign.data.name = self.free_name(campaign.name)
+        return write_new(self.folder, file_stem(campaign.name), encode(campaign))
+
+    def import_file(self, source: Path) -> Imported:
+        """A copy of the save at `source` in this folder, checked as every save is loaded
+        (Damaged, naming the file and field, when it is not a whole campaign), under a
+        campaign name and a file name of its own. `source` is only read."""
+        campaign = load(source)
+        was = campaign.name
+        return Imported(self.create(campaign), campaign.name, was)
 
     def open(self, path: Path) -> OpenCampaign:
         """Lock a save and load it for play (InUse, or Damaged, when that cannot be)."""
@@ -180,9 +262,16 @@ class Store:
         return OpenCampaign(path, campaign, lock)
 
     def rename(self, path: Path, name: str) -> None:
-        """A new display name; the file keeps its name, so nothing else is disturbed."""
+        """A new display name; the file keeps its name, so nothing else is disturbed.
+        NameTaken, and nothing changed, when another campaign here has that name."""
+        name = campaign_name(name)
+        owner = self.names(but=path).get(name.casefold())
+        if owner is not None:
+            raise NameTaken(
+                f"another campaign is called {name!r} ({owner.name}); choose another name"
+            )
         with self.open(path) as session:
-            session.campaign.data.name = campaign_name(name)
+            session.campaign.data.name = name
             session.save()
 
     def delete(self, path: Path) -> None:
@@ -191,11 +280,31 @@ class Store:
         path.with_name(f".{path.stem}.lock").unlink(missing_ok=True)
 
     def export(self, path: Path, destination: Path) -> Path:
-        """A copy of a save at `destination` (a folder, or a file that must not exist)."""
+        """A copy of a save at `destination`: a file that must not exist, or a folder, where
+        the copy's file is named after the campaign as it is called now (after a rename,
+        its new name; the save's own file keeps the name it was made with), numbered when
+        taken. A damaged save is copied as it is, under its own file name."""
+        raw = path.read_bytes()
         if destination.is_dir():
-            destination = destination / path.name
-        write_atomic(destination, path.read_bytes(), replace=False)
+            name = name_in(raw)
+            return write_new(destination, file_stem(name) if name else path.stem, raw)
+        if destination.exists():
+            raise CampaignError(f"{destination} is there already; an export never replaces a file")
+        write_atomic(destination, raw, replace=False)
         return destination
+
+
+def write_new(folder: Path, stem: str, data: bytes) -> Path:
+    """`data` in a new file of `folder` named `stem.json`, else `stem-2.json`, and so on:
+    never over another file."""
+    for n in range(1, 1000):
+        path = folder / (f"{stem}.json" if n == 1 else f"{stem}-{n}.json")
+        try:
+            write_atomic(path, data, replace=False)
+        except FileExistsError:
+            continue
+        return path
+    raise OSError(f"too many files called {stem}.json in {folder}")
 
 
 class OpenCampaign:

@@ -18,6 +18,7 @@ import msgspec
 
 from cantina.games.dice import Dice, DiceState
 from cantina.games.events import Eliminated, Event, GameOver
+from cantina.text import plain_reason
 
 
 class Kind(enum.StrEnum):
@@ -197,7 +198,7 @@ def checked(settings: T) -> T:
     try:
         return msgspec.convert(msgspec.structs.asdict(settings), type(settings))
     except msgspec.ValidationError as err:
-        raise ValueError(f"invalid table settings: {err}") from None
+        raise ValueError(f"invalid table settings: {plain_reason(str(err))}") from None
 
 
 def play_moves(game: Game[Any], moves: Iterable[Move]) -> list[Event]:

@@ -11,7 +11,15 @@ from cantina.ssh.server import HostOptions
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    limits = dataclasses.replace(Limits(), max_sessions=max(1, args.max_sessions))
+    """Host the cantina; a file named that is not there, or not a file, is refused at once
+    (the command line has checked the numbers)."""
+    for flag, path in (("--authorized-keys", args.authorized_keys), ("--host-key", args.host_key)):
+        if path is None or (flag == "--host-key" and not path.exists()):
+            continue  # a host key that is not there yet is made
+        if not path.is_file():
+            what = "is not a file" if path.exists() else "is not there"
+            raise SystemExit(f"cantina: {flag} {path} {what}")
+    limits = dataclasses.replace(Limits(), max_sessions=args.max_sessions)
     return serve(
         HostOptions(
             host=args.host,

@@ -18,9 +18,13 @@ def host_key_path(given: Path | None) -> Path:
 
 def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
     """The host key at `path`, made (ed25519, mode 0600) the first time only, so
-    returning players' clients keep recognising the host."""
+    returning players' clients keep recognising the host. ValueError, naming the file,
+    when it holds no private key."""
     if path.exists():
-        return asyncssh.read_private_key(path)
+        try:
+            return asyncssh.read_private_key(path)
+        except ValueError as err:  # not a key: say which file
+            raise ValueError(f"{path}: {err}") from None
     path.parent.mkdir(parents=True, exist_ok=True)
     key = asyncssh.generate_private_key("ssh-ed25519", comment="cantina host key")
     # Create with 0600 from the start: the key never exists readable by others.

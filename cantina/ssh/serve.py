@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import socket
 import sys
 
 from cantina.ssh.keys import (
@@ -69,6 +70,9 @@ def serve(options: HostOptions) -> int:
         asyncio.run(run_host(options))
     except KeyboardInterrupt:
         pass
+    except socket.gaierror as err:  # an address that names nothing
+        print(f"cantina: --host {options.host}: {err.strerror}", file=sys.stderr)
+        return 1
     except (OSError, ValueError) as err:
         print(f"cantina: {err}", file=sys.stderr)
         return 1
