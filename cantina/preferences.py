@@ -28,8 +28,6 @@ class Preferences(msgspec.Struct, kw_only=True):
     pace: Annotated[float, msgspec.Meta(ge=0.0, le=5.0)] = 0.5
     """Seconds each thing that happens at a table (a roll, a payment, a call) stays on
     show before the next, and an AI seat thinks, so a person can follow."""
-    bell: bool = True
-    """Whether the terminal bell rings when it is a person's turn at the table."""
 
     @property
     def animation_speed(self) -> float:
