@@ -1,4 +1,4 @@
-"""A player's remembered choices (theme, animation speed, pace), kept between runs.
+"""A player's remembered choices (theme, animation speed, pace, turn bell), kept between runs.
 
 Stored as a small JSON file in the user's config folder (platformdirs), or under
 `CANTINA_CONFIG_DIR` when set (tests, or a portable install). A damaged file is reported

@@ -6,6 +6,7 @@ tables, so a table is described the same way wherever it is set up.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -72,10 +73,16 @@ def seats_from_text(text: str) -> tuple[Seat, ...]:
         else:
             t = temperament(kind)
             seats.append(Seat(clean_name(name, t.name), t.name))
-    names = [seat.name for seat in seats]
+    names = numbered([seat.name for seat in seats])
     return tuple(
-        msgspec.structs.replace(seat, name=f"{seat.name} {names[:i].count(seat.name) + 1}")
-        if names.count(seat.name) > 1
-        else seat
-        for i, seat in enumerate(seats)
+        msgspec.structs.replace(seat, name=name) for seat, name in zip(seats, names, strict=True)
     )
+
+
+def numbered(names: Sequence[str]) -> list[str]:
+    """The names, each one that several seats share numbered in seat order ("Bold 1",
+    "Bold 2"), the others as they are."""
+    return [
+        f"{name} {names[:i].count(name) + 1}" if names.count(name) > 1 else name
+        for i, name in enumerate(names)
+    ]

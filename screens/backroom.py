@@ -272,8 +272,7 @@ class HostSetupScreen(SetupScreen):
     def on_mount(self) -> None:
         """Textual then calls `SetupScreen.on_mount` too (each class's handler runs)."""
         if self.seat_range[-1] >= 2:  # a shared table: a second seat for a person, to begin
-            self.query_one("#kind-1", Select).value = HUMAN
-            self.query_one("#name-1", Input).value = "Player 2"
+            self.query_one("#kind-1", Select).value = HUMAN  # named "Player 2" as it follows
         # No chosen seed at a shared table: whoever knew it could foresee the dice.
         seed = self.query_one("#seed", Input)
         line = list(seed.parent.children) if seed.parent else [seed]

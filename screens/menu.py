@@ -97,19 +97,29 @@ class MenuButton(LeavesOutDefaultCSS, Button):
     """
 
 
+PLAY = Binding.Group("Play")
+"""The game keys share one footer entry, `v d i Play`, so that every key of the menu fits
+the footer at 80 columns (each game's button names its key, and the key's tooltip its
+game)."""
+
+
 class MenuScreen(UsesApp, Screen[None]):
     """The first screen: pick a game, or resume, read the rules, change settings, quit."""
 
     BINDINGS = [
         *(
-            Binding(info.key, f"game({info.id!r})", info.title, id=f"menu.{info.id}")
+            Binding(info.key, f"game({info.id!r})", info.title, id=f"menu.{info.id}", group=PLAY)
             for info in GAMES.values()
         ),
-        Binding("c", "new_campaign", "New campaign", id="menu.new_campaign", show=False),
-        Binding("u", "resume", "Resume", id="menu.resume", show=False),
+        Binding("c", "new_campaign", "New campaign", id="menu.new_campaign"),
+        Binding("u", "resume", "Resume", id="menu.resume"),
         Binding("r", "rules", "Rules", id="menu.rules"),
         Binding("s", "settings", "Settings", id="menu.settings"),
         Binding("q", "app.quit", "Quit", id="menu.quit"),
+        # The app's ctrl+q, here without a footer entry of its own beside `q Quit`.
+        Binding("ctrl+q", "app.quit", "Quit", id="menu.ctrl_quit", show=False, priority=True),
+        Binding("down", "next", "Next", id="menu.next", show=False),
+        Binding("up", "previous", "Previous", id="menu.previous", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -188,6 +198,13 @@ class MenuScreen(UsesApp, Screen[None]):
         from screens.campaigns import CampaignsScreen
 
         self.app.push_screen(CampaignsScreen())
+
+    def action_next(self) -> None:
+        """The arrow keys move through the buttons (tab does too)."""
+        self.focus_next(Button)
+
+    def action_previous(self) -> None:
+        self.focus_previous(Button)
 
     def action_rules(self) -> None:
         self.cantina.action_rules()

@@ -1,4 +1,4 @@
-"""Settings: the theme, dice animation and pace, remembered between runs."""
+"""Settings: the theme, dice animation, pace and turn bell, remembered between runs."""
 
 from __future__ import annotations
 
@@ -45,6 +45,13 @@ class SettingsScreen(UsesApp, Screen[None]):
                     allow_blank=False,
                     id="pace",
                 )
+                yield Static("Bell on your turn")
+                yield Select(
+                    [("on", True), ("off", False)],
+                    value=app.preferences.bell,
+                    allow_blank=False,
+                    id="bell",
+                )
             yield Static("Changes apply at once and are remembered.", id="settings-note")
         yield Footer()
 
@@ -59,6 +66,8 @@ class SettingsScreen(UsesApp, Screen[None]):
             app.pace.roll = TUMBLE_SECONDS * app.animation_speed  # every table, at once
         elif event.select.id == "pace":
             app.preferences.pace = app.pace.beat = float(event.value)  # type: ignore[arg-type]
+        elif event.select.id == "bell":
+            app.preferences.bell = bool(event.value)
         app.store_preferences()
 
     def action_back(self) -> None:

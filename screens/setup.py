@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
 from textual import on
@@ -11,16 +12,22 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Select, Static
+from textual.widgets import Button, Checkbox, Footer, Input, OptionList, Select, Static
 
 from cantina.ai.temperament import temperaments
 from cantina.campaign.errors import CampaignError
 from cantina.campaign.series import Campaign, rounds_for
-from cantina.games import GAMES
-from cantina.seating import Seat, TableSetup, clean_name
+from cantina.games import GAMES, Setting
+from cantina.seating import Seat, TableSetup, clean_name, numbered
 from screens.services import UsesApp
 
 HUMAN = "human"
+
+ON_SEATS_LINE = ("starting_bank",)
+"""Settings shown on the seats line rather than with the variants (that line is full for
+Vigo's Favor at 80 columns)."""
+
+ABOUT = "A seat is a person or an AI temperament; each is described here as you pick."
 
 
 class Tick(Checkbox):
@@ -61,9 +68,13 @@ class SetupScreen(UsesApp, Screen[None]):
         self.seat_range = range(low, high + 1)
         self.choices = self.info.choices()
         """The settings a person chooses here, from the game's registry entry."""
+        self.kinds = [("Human", HUMAN)] + [(t.name, t.name) for t in temperaments().values()]
+        """What a seat may be, in the order its list shows them."""
+        self.given: dict[int, str] = {}
+        """The name each seat was last given to follow its kind; a name other than that
+        (or blank) is the person's own, and stays."""
 
     def compose(self) -> ComposeResult:
-        kinds = [("Human", HUMAN)] + [(t.name, t.name) for t in temperaments().values()]
         low = self.seat_range[0]
         with Vertical(id="setup"):
             what = "a new campaign" if self.campaign else "set the table"
@@ -81,19 +92,26 @@ class SetupScreen(UsesApp, Screen[None]):
                 )
                 yield Static("  Seed ", classes="label")
                 yield Input(placeholder="random", id="seed", compact=True, restrict=r"\d*")
+                for setting in self.choices:
+                    if setting.name in ON_SEATS_LINE:
+                        yield Static(f"  {setting.title} ", classes="label")
+                        yield self.setting_widget(setting)
+            # Above the seats: an open list of temperaments covers the rows below its seat.
+            yield Static(ABOUT, id="about")
             for seat in range(self.seat_range[-1]):
                 with Horizontal(classes="seat-row", id=f"seat-row-{seat}"):
                     yield Static(f"{seat + 1:>2} ", classes="label")
                     default = "Player 1" if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
+                    self.given[seat] = default
                     yield Input(value=default, id=f"name-{seat}", compact=True, max_length=16)
                     yield Select(
-                        kinds,
+                        self.kinds,
                         value=HUMAN if seat == 0 else default,
                         allow_blank=False,
                         compact=True,
                         id=f"kind-{seat}",
+                        classes="kind",
                     )
-            yield Static(id="about")
             with Horizontal(classes="setup-line", id="variants"):
                 yield from self.compose_settings()
             yield from self.compose_more()
@@ -115,19 +133,25 @@ class SetupScreen(UsesApp, Screen[None]):
 
     def compose_settings(self) -> ComposeResult:
         """A tick for each yes-or-no setting, a list of numbers for each other one, as the
-        game's settings declare them (their help is the tooltip)."""
+        game's settings declare them (their help is the tooltip); those of the seats line
+        are there."""
         for setting in self.choices:
-            if setting.kind is bool:
-                yield Tick(
-                    setting.title,
-                    value=bool(setting.default),
-                    id=setting.flag,
-                    compact=True,
-                    tooltip=setting.help,
-                )
-            else:
+            if setting.name in ON_SEATS_LINE:
+                continue
+            if setting.kind is not bool:
                 yield Static(f"{setting.title} ", classes="label")
-                yield picker(setting.offered(), setting.default, setting.flag, tooltip=setting.help)
+            yield self.setting_widget(setting)
+
+    def setting_widget(self, setting: Setting) -> Tick | Select[int]:
+        if setting.kind is bool:
+            return Tick(
+                setting.title,
+                value=bool(setting.default),
+                id=setting.flag,
+                compact=True,
+                tooltip=setting.help,
+            )
+        return picker(setting.offered(), setting.default, setting.flag, tooltip=setting.help)
 
     def compose_more(self) -> ComposeResult:
         """Further lines above the buttons, for a subclass (a shared table's stand-in)."""
@@ -135,6 +159,13 @@ class SetupScreen(UsesApp, Screen[None]):
 
     def on_mount(self) -> None:
         self.show_rows()
+        self.follow_names()
+        for select in self.query(".kind").results(Select):
+            # Textual's Select tells of a highlight in its open list (an OptionList) to
+            # nobody: its `OptionHighlighted` stops there. Both are public reactives.
+            describe = partial(self.describe, select)
+            self.watch(select.query_one(OptionList), "highlighted", describe, init=False)
+            self.watch(select, "expanded", describe, init=False)
         self.query_one("#start", Button).focus()
         self.call_after_refresh(setattr, self, "ready", True)
 
@@ -155,14 +186,47 @@ class SetupScreen(UsesApp, Screen[None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "seat-count":
             self.show_rows()
-        elif self.ready and (event.select.id or "").startswith("kind-"):
-            chosen = str(event.value)
-            about = (
-                "A person at this keyboard."
-                if chosen == HUMAN
-                else temperaments()[chosen].description
-            )
-            self.query_one("#about", Static).update(Content(f"{chosen}: {about}"))
+            self.follow_names()
+        elif event.select.has_class("kind"):
+            self.follow_names()
+            self.describe(event.select)
+
+    def describe(self, select: Select[Any]) -> None:
+        """The about line: the kind highlighted in the seat's open list as the person
+        moves over it, else the one chosen."""
+        if not self.ready:
+            return
+        kind = select.value
+        highlighted = select.query_one(OptionList).highlighted
+        if select.expanded and highlighted is not None:
+            kind = self.kinds[highlighted][1]
+        if kind == HUMAN:
+            about = "Human: a person at this keyboard."
+        else:
+            about = f"{kind}: {temperaments()[str(kind)].description}"
+        self.query_one("#about", Static).update(Content(about))
+
+    def follow_names(self) -> None:
+        """Each seat whose name the person has not typed is named after its kind: "Player
+        N" for a person, else its temperament, numbered where seats would share a name
+        (as `seats_from_text` names them)."""
+        count = self.picked("#seat-count")
+        fields = [self.query_one(f"#name-{seat}", Input) for seat in range(self.seat_range[-1])]
+        own = [
+            field.value.strip() not in ("", self.given[seat]) for seat, field in enumerate(fields)
+        ]
+        names = [
+            field.value.strip() if own[seat] else self.kind_name(seat)
+            for seat, field in enumerate(fields)
+        ]
+        names[:count] = numbered(names[:count])
+        for seat, field in enumerate(fields):
+            if not own[seat]:
+                self.given[seat] = field.value = names[seat]
+
+    def kind_name(self, seat: int) -> str:
+        kind = self.picked(f"#kind-{seat}")
+        return f"Player {seat + 1}" if kind == HUMAN else str(kind)
 
     def table(self) -> TableSetup:
         count = self.picked("#seat-count")

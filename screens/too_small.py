@@ -8,11 +8,13 @@ from textual.widgets import Static
 
 
 class TooSmallScreen(ModalScreen[None]):
-    """Shown instead of a broken layout while the terminal is below 80x24."""
+    """Shown instead of a broken layout while the terminal is below 80x24: it covers the
+    whole screen (a modal screen's own background lets the one below show through), with
+    the sentence in the middle, wrapped if it must be."""
 
     DEFAULT_CSS = """
-    TooSmallScreen { align: center middle; }
-    TooSmallScreen > Static { width: auto; max-width: 100%; padding: 0 1; }
+    TooSmallScreen { align: center middle; background: $background; }
+    TooSmallScreen > Static { width: 100%; text-align: center; padding: 0 1; color: $foreground; }
     """
 
     def compose(self) -> ComposeResult:

@@ -7,19 +7,23 @@ import os
 import subprocess
 import sys
 
+import msgspec
 import pytest
-from textual.widgets import Static
+from test_no_color import picture
+from textual.widgets import Footer, Input, OptionList, Select, Static
 
 from cantina.app import CantinaApp
 from cantina.games.valdes import ValDesSettings
 from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.seating import TableSetup, seats_from_text
+from screens.backroom import HostSetupScreen
 from screens.dialogs import HandOffScreen
 from screens.menu import MenuScreen
 from screens.options import OptionGrid
 from screens.result import ResultScreen
-from screens.setup import SetupScreen
+from screens.settings import SettingsScreen
+from screens.setup import HUMAN, SetupScreen
 from screens.table import TableScreen
 from screens.table_widgets import DecisionBar
 from screens.textual_compat import FooterKey
@@ -218,6 +222,28 @@ async def test_below_80_by_24_asks_for_a_bigger_terminal():
         assert isinstance(app.screen, MenuScreen)
 
 
+async def test_below_80_by_24_the_notice_is_all_there_is_on_screen():
+    """The notice covers the whole screen (not one row of the menu, with the menu showing
+    through around it), its sentence readable, in the middle."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        assert app.screen.styles.background.a == 1
+        drawn = picture(app)
+        rows = ["".join(row[:70]) for row in drawn.text[:20]]
+        written = [(y, row) for y, row in enumerate(rows) if row.strip()]
+        assert [row.strip() for _, row in written] == [
+            "Please enlarge the terminal to at least 80 x 24."
+        ]
+        y, row = written[0]
+        left, right = len(row) - len(row.lstrip()), len(row) - len(row.rstrip())
+        assert abs(left - right) <= 1 and abs(y - 10) <= 1
+        paper = {drawn.paper[(y, x)] for y in range(20) for x in range(70)}
+        assert len(paper) == 1, "one opaque background, nothing of the menu"
+        assert set(drawn.ink.values()) - paper, "the sentence is drawn in a colour of its own"
+
+
 async def test_keyboard_only_from_menu_to_a_table():
     app = CantinaApp(animation_speed=0, pace=0, save_preferences=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -240,6 +266,299 @@ async def test_theme_choice_is_remembered(tmp_path):
     again = CantinaApp(animation_speed=0)
     async with again.run_test(size=SIZE):
         assert again.theme == "cantina-phosphor"
+
+
+# --- the menu ----------------------------------------------------------------------------
+
+
+async def test_the_arrow_keys_move_through_the_menu():
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.focused is app.screen.query_one("#play-vigo")
+        await pilot.press("down", "down", "down")
+        assert app.focused is app.screen.query_one("#new-campaign")
+        await pilot.press("up")
+        assert app.focused is app.screen.query_one("#play-victim")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen) and app.screen.game == "victim"
+
+
+async def test_the_menu_footer_shows_every_key_within_80_columns():
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(Footer)
+        assert footer.virtual_size.width <= SIZE[0], "nothing hidden past the edge"
+        shown = "".join(picture(app).text[SIZE[1] - 1])
+        for key in ("v d i Play", "c New campaign", "u Resume", "r Rules", "s Settings"):
+            assert key in shown, shown
+        assert "q Quit" in shown and "^q" not in shown  # one way to quit is enough here
+        assert "^p palette" in shown
+
+
+# --- the table setup ---------------------------------------------------------------------
+
+
+async def open_setup(pilot, key: str, *, campaign: bool = False) -> SetupScreen:
+    if campaign:
+        await pilot.press("c")
+        await pilot.pause()
+    await pilot.press(key)
+    await pilot.pause()
+    await pilot.pause()  # the screen is ready for choices after its first refresh
+    screen = pilot.app.screen
+    assert isinstance(screen, SetupScreen)
+    return screen
+
+
+async def focus_by_tab(pilot, selector: str) -> None:
+    """Press tab until the widget at `selector` has the focus, as a person would."""
+    target = pilot.app.screen.query_one(selector)
+    for _ in range(40):
+        if target.has_focus:
+            return
+        await pilot.press("tab")
+    raise AssertionError(f"tab never reached {selector}")
+
+
+@pytest.mark.parametrize("which", ["#kind-1", "#seat-count"])
+async def test_an_open_list_covers_whole_rows(which):
+    """An open list is a box as wide as the screen over the rows under it: no part of a
+    row shows beside its options ("1 Pla2", "BaTreacherous")."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        setup = await open_setup(pilot, "v")
+        await focus_by_tab(pilot, which)
+        await pilot.press("enter")
+        await pilot.pause()
+        select = setup.query_one(which, Select)
+        assert select.expanded
+        listed = select.query_one(OptionList)
+        assert listed.region.x == 0 and listed.region.width == SIZE[0]
+        assert listed.styles.background.a == 1
+        labels = {str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)}
+        drawn = picture(app)
+        top, *rows, bottom = drawn.lines(listed.region)
+        assert top.startswith("╭") and top.endswith("╮")
+        assert bottom.startswith("╰") and bottom.endswith("╯")
+        for row in rows:
+            assert row[0] == row[-1] == "│" and row[1:-1].strip() in labels, row
+
+
+async def test_moving_over_the_temperaments_describes_each():
+    """The about line tells of the temperament highlighted as the person moves over the
+    open list (before anything is chosen), and of the one chosen once it closes."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        setup = await open_setup(pilot, "v")
+        about = setup.query_one("#about", Static)
+        select = setup.query_one("#kind-1", Select)
+        assert select.value == "Expert"
+        await focus_by_tab(pilot, "#kind-1")
+        await pilot.press("enter")
+        await pilot.pause()
+        said = []
+        for _ in range(3):
+            await pilot.press("down")
+            await pilot.pause()
+            said.append(str(about.render()))
+        assert said == [
+            "Cautious: Small stakes, early splits, and never risks a pot already won.",
+            "Bold: Knows the odds but leans toward the bigger pot.",
+            "Reckless: Challenges, raises and rolls again whenever there is a pot to chase.",
+        ]
+        assert select.value == "Expert", "moving is not choosing"
+        assert about.region.bottom <= select.query_one(OptionList).region.y, "not covered"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert str(about.render()).startswith("Expert: Plays the exact odds")
+        await pilot.press("enter", "up")  # up from Expert: Human
+        await pilot.pause()
+        assert str(about.render()) == "Human: a person at this keyboard."
+
+
+async def test_a_seat_is_named_after_its_temperament_until_the_person_names_it():
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        setup = await open_setup(pilot, "v")
+
+        def names() -> list[str]:
+            return [setup.query_one(f"#name-{seat}", Input).value for seat in range(4)]
+
+        def kind(seat: int) -> Select:
+            return setup.query_one(f"#kind-{seat}", Select)
+
+        assert names() == ["Player 1", "Expert", "Bold", "Cautious"]
+        await focus_by_tab(pilot, "#kind-2")
+        await pilot.press("enter", "down", "down", "enter")  # seat 3: Bold -> Superstitious
+        await pilot.pause()
+        assert kind(2).value == "Superstitious"
+        assert names() == ["Player 1", "Expert", "Superstitious", "Cautious"]
+        kind(2).value = "Expert"  # two seats of one temperament: numbered
+        await pilot.pause()
+        assert names() == ["Player 1", "Expert 1", "Expert 2", "Cautious"]
+        kind(0).value = "Cautious"
+        kind(2).value = HUMAN
+        await pilot.pause()
+        assert names() == ["Cautious 1", "Expert", "Player 3", "Cautious 2"]
+        await focus_by_tab(pilot, "#name-3")  # the person names seat 4 ...
+        await pilot.press("end", "ctrl+u", *"Zed")
+        kind(3).value = "Bold"  # ... and it keeps that name whatever it plays
+        kind(1).value = "Bold"
+        await pilot.pause()
+        assert names() == ["Cautious", "Bold", "Player 3", "Zed"]
+        setup.query_one("#seat-count", Select).value = 5  # a fifth seat, Reckless
+        await pilot.pause()
+        assert names()[:4] == ["Cautious", "Bold", "Player 3", "Zed"]
+        assert setup.query_one("#name-4", Input).value == "Reckless"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        (table,) = [screen for screen in app.screen_stack if isinstance(screen, TableScreen)]
+        assert [(seat.name, seat.temperament) for seat in table.setup.seats] == [
+            ("Cautious", "Cautious"),
+            ("Bold", "Bold"),
+            ("Player 3", None),
+            ("Zed", "Bold"),
+            ("Reckless", "Reckless"),
+        ]
+
+
+@pytest.mark.parametrize("game", ["vigo", "valdes"])
+async def test_the_starting_bank_is_set_at_the_table(game):
+    """CA-1's starting bank, offered from the game's registry entry, on the seats line."""
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        setup = await open_setup(pilot, {"vigo": "v", "valdes": "d"}[game])
+        bank = setup.query_one("#starting-bank", Select)
+        assert bank.parent is setup.query_one("#seat-count").parent
+        assert bank.value == 20
+        bank.value = 35
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, TableScreen) and table.setup.settings.starting_bank == 35
+        state = table.game.state
+        if game == "vigo":
+            assert state.start_banks == [35] * 4
+        else:  # every seat's ante is in the pot
+            assert state.banks == [34] * 4 and state.pot == 4
+
+
+async def test_victim_has_no_starting_bank():
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        setup = await open_setup(pilot, "i")
+        assert not setup.query("#starting-bank")
+
+
+def on_screen(screen) -> list[str]:
+    """Every widget on show that lies (partly) off the screen, or under its footer."""
+    room = screen.region
+    footer = screen.query_one(Footer).region
+    return [
+        f"{widget!r} at {widget.region}"
+        for widget in screen.query("*")
+        if widget.display
+        and widget.region.area
+        and not isinstance(widget, Footer)
+        and widget not in screen.query_one(Footer).query("*")
+        and (not room.contains_region(widget.region) or widget.region.overlaps(footer))
+    ]
+
+
+@pytest.mark.parametrize("campaign", [False, True])
+@pytest.mark.parametrize("key", ["v", "d", "i"])
+async def test_the_setup_fits_80_by_24_with_every_seat(key, campaign):
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        setup = await open_setup(pilot, key, campaign=campaign)
+        count = setup.query_one("#seat-count", Select)
+        count.value = setup.seat_range[-1]
+        await pilot.pause()
+        assert all(row.display for row in setup.query(".seat-row"))
+        assert setup.query_one("#start").region.area
+        assert on_screen(setup) == []
+
+
+async def test_the_shared_tables_setup_fits_80_by_24_with_every_seat():
+    """The SSH host's setup (no seed, a stand-in line), with its second seat a person."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        setup = HostSetupScreen("vigo")
+        app.push_screen(setup)
+        await pilot.pause()
+        setup.query_one("#seat-count", Select).value = 8
+        await pilot.pause()
+        assert on_screen(setup) == []
+        assert setup.query_one("#name-1", Input).value == "Player 2"
+        setup.query_one("#kind-1", Select).value = "Loyal"  # it follows the seat's kind
+        await pilot.pause()
+        assert setup.query_one("#name-1", Input).value == "Loyal 1"
+
+
+async def test_the_seed_typed_is_the_seed_the_table_plays():
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        setup = await open_setup(pilot, "d")
+        assert setup.query_one("#seed", Input).placeholder == "random"
+        await focus_by_tab(pilot, "#seed")
+        await pilot.press(*"4711", "ctrl+s")
+        await until_asked(pilot)
+        table = app.screen
+        assert isinstance(table, TableScreen) and table.setup.seed == 4711
+        assert_dice_from_seed(table)
+
+
+async def test_a_seed_left_blank_is_drawn_and_is_the_seed_the_table_plays():
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_setup(pilot, "i")
+        await pilot.press("ctrl+s")
+        await until_asked(pilot)
+        table = app.screen
+        assert isinstance(table, TableScreen) and isinstance(table.setup.seed, int)
+        assert_dice_from_seed(table)
+
+
+def assert_dice_from_seed(table: TableScreen) -> None:
+    """The game at the table is the one its setup's seed deals: a fresh game from it,
+    given the same moves, stands exactly where the table's does."""
+    again = table.setup.new_game()
+    for move in table.table.moves:
+        again.apply(move.seat, move.action)
+    assert msgspec.json.encode(again.state) == msgspec.json.encode(table.game.state)
+
+
+# --- settings ----------------------------------------------------------------------------
+
+
+async def test_the_turn_bell_is_a_setting_and_is_remembered():
+    app = CantinaApp(animation_speed=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.preferences.bell is True  # on by default
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        bell = app.screen.query_one("#bell", Select)
+        assert bell.value is True
+        label = bell.parent.children[bell.parent.children.index(bell) - 1]
+        assert str(label.render()) == "Bell on your turn"
+        await focus_by_tab(pilot, "#bell")
+        await pilot.press("enter", "down", "enter")
+        await pilot.pause()
+        assert bell.value is False and app.preferences.bell is False
+    again = CantinaApp(animation_speed=0)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert again.preferences.bell is False
+        await pilot.press("s")
+        await pilot.pause()
+        assert again.screen.query_one("#bell", Select).value is False
 
 
 # --- snapshots at 80x24 ------------------------------------------------------------------

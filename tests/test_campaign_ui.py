@@ -11,6 +11,7 @@ import os
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 from test_no_color import picture
 from textual.geometry import Region
@@ -133,6 +134,27 @@ async def test_new_campaign_from_the_menu_is_saved_locked_and_autosaved(tmp_path
         assert isinstance(app.screen, MenuScreen)
         assert app.campaign_session is None
         Store(folder).open(path).close()  # the lock was given back
+
+
+@pytest.mark.parametrize(("key", "game"), [("v", "vigo"), ("d", "valdes")])
+async def test_a_new_campaigns_banks_start_at_the_starting_bank_chosen(tmp_path, key, game):
+    """CA-1: the starting bank is a setting of the setup; the campaign's banks start there."""
+    folder = tmp_path / "saves"
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "c", key)
+        setup = app.screen
+        assert isinstance(setup, SetupScreen) and setup.campaign
+        setup.query_one("#campaign-name", Input).value = "Deep Pockets"
+        setup.query_one("#seat-count", Select).value = 3
+        setup.query_one("#starting-bank", Select).value = 45
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+    saved_file = load(folder / "deep-pockets.json").data
+    assert saved_file.game == game and saved_file.banks == [45, 45, 45]
+    assert msgspec.json.decode(saved_file.settings)["starting_bank"] == 45
 
 
 async def test_resume_from_the_list_continues_where_it_stopped(tmp_path):

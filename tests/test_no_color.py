@@ -197,6 +197,35 @@ async def test_setup_screens_show_ticked_boxes_with_an_x(no_color, game, key, ti
             assert ("▐X▌" in shown) == box.value, shown
 
 
+def lit(drawn: Picture, region: Region) -> float:
+    """The share of a region's cells drawn on a light grey (a reversed or cursor field)."""
+    cells = [(y, x) for y in range(region.y, region.bottom) for x in range(region.x, region.right)]
+    return sum(brightness(drawn.paper.get(cell, "#000000")) > 128 for cell in cells) / len(cells)
+
+
+@pytest.mark.parametrize(
+    "selector", ["#seat-count", "#seed", "#name-1", "#kind-1", "#stake-limit", "#rising-stakes"]
+)
+async def test_the_setup_field_tabbed_onto_stands_out_without_colour(no_color, selector):
+    """Each list, field and box of the setup, reached with tab, is drawn lit (reversed)
+    while it has the focus, and dark when it has not."""
+    app = menu_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("v")
+        await pilot.pause()
+        widget = app.screen.query_one(selector)
+        assert lit(picture(app), widget.region) == 0
+        for _ in range(40):
+            if widget.has_focus:
+                break
+            await pilot.press("tab")
+        assert widget.has_focus
+        await pilot.pause()
+        drawn = picture(app)
+        assert drawn.coloured() == set()
+        assert lit(drawn, widget.region) > 0.5
+
+
 @pytest.mark.parametrize("game", list(TABLES))
 async def test_mid_game_tables_are_drawn_in_greys(no_color, game):
     app = table_app(game)

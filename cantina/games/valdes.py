@@ -71,7 +71,16 @@ class ValDesSettings(msgspec.Struct, frozen=True, kw_only=True):
             extra={"offer": (0, 5)},
         ),
     ] = 0
-    starting_bank: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] = 20
+    starting_bank: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            le=1_000_000,
+            title="Starting bank",
+            description="Credits each seat starts with (a campaign carries them on).",
+            extra={"offer": (5, 50)},
+        ),
+    ] = 20
 
 
 # --- actions -----------------------------------------------------------------------------

@@ -61,6 +61,9 @@ class HostedApp(CantinaApp):
         save_dir: Path | None = None,
     ) -> None:
         super().__init__(save_preferences=False, save_dir=save_dir)
+        # No turn bell over SSH unless the player turns it on: the host's own preference
+        # is not theirs, and a bell from a remote session is easy to mistake.
+        self.preferences.bell = False
         self.campaigns_allowed = save_dir is not None
         """Only a player with a key has campaigns of their own (in `save_dir`)."""
         self.terminal = terminal
