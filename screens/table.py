@@ -377,11 +377,14 @@ class TableScreen(UsesApp, Screen[None]):
 
     def settings_line(self) -> str:
         """The table's settings and the variants in force, in a line, from the registry:
-        each number with its title, each yes-or-no setting by its title when on."""
+        each number with its title, each yes-or-no setting by its title when on; one that
+        only sets the start (the starting bank, on the board already) when changed."""
         settings = self.setup.settings
         parts = []
         for setting in GAMES[self.setup.game].choices():
             value = getattr(settings, setting.name)
+            if setting.start and value == setting.default:
+                continue
             if setting.kind is bool:
                 if value:
                     parts.append(setting.title)

@@ -119,6 +119,21 @@ async def test_the_result_gives_the_table_back_and_comes_back():
         assert app.screen is table and table.table.number == 2
 
 
+async def test_a_finished_victim_match_says_so_in_its_header():
+    """The header said 'the Supporter picks a target and a die in secret' after the end."""
+    app = app_at("victim", VictimSettings(), "Expert,Bold,Cautious", 3)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.press("escape")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, TableScreen)
+        status = str(table.query_one("#status-bar").render())
+        assert status.startswith("Victim! · the match is over after "), status
+        assert "in secret" not in status
+        assert "match is over" in str(table.query_one("#prompt").render())
+
+
 async def test_the_log_follows_the_game_while_it_is_open():
     """The log holds the whole game from its first line and grows as the game goes on
     with it open."""
@@ -286,7 +301,11 @@ async def test_the_table_shows_its_seed_its_variants_and_health_against_the_star
     async with mercy.run_test(size=SIZE) as pilot:
         await pilot.pause()
         variants = str(mercy.screen.query_one("#variants").render())
-        assert variants == "Stake limit 5 · Vigo's Mercy"
+        assert variants == "Stake limit 5 · Vigo's Mercy"  # the usual starting bank unsaid
+    rich = app_at("valdes", ValDesSettings(seats=3, ante=2, starting_bank=40), "you,Expert,Bold", 6)
+    async with rich.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert str(rich.screen.query_one("#variants").render()) == "Ante 2 · Starting bank 40"
 
 
 # --- words that ran together ---------------------------------------------------------------

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 class Setting:
     """One setting a person may choose for a table, read from its settings struct: a
     field with a `title` in its `msgspec.Meta`; its `extra["offer"]` narrows the numbers a
-    screen offers to a short list, inside the bounds a save or the command line may use."""
+    screen offers to a short list, inside the bounds a save or the command line may use;
+    `extra["start"]` marks a setting that only sets where the game begins (the board
+    shows its effect), which the table's settings line names only when changed."""
 
     name: str
     title: str
@@ -42,6 +44,7 @@ class Setting:
     low: int | None = None
     high: int | None = None
     offer: tuple[int, int] | None = None
+    start: bool = False
 
     @property
     def flag(self) -> str:
@@ -142,7 +145,8 @@ def _choices(settings: type[msgspec.Struct], defaults: Mapping[str, Any]) -> Ite
         schema = getattr(kind, "extra_json_schema", None) or {}
         if "title" not in schema:
             continue
-        offer = (getattr(kind, "extra", None) or {}).get("offer")
+        extra = getattr(kind, "extra", None) or {}
+        offer = extra.get("offer")
         inner = getattr(kind, "type", kind)
         yield Setting(
             name=f.name,
@@ -153,6 +157,7 @@ def _choices(settings: type[msgspec.Struct], defaults: Mapping[str, Any]) -> Ite
             low=getattr(inner, "ge", None),
             high=getattr(inner, "le", None),
             offer=tuple(offer) if offer else None,
+            start=bool(extra.get("start")),
         )
 
 

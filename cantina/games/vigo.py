@@ -52,7 +52,7 @@ class VigoSettings(msgspec.Struct, frozen=True, kw_only=True):
             le=1_000_000,
             title="Starting bank",
             description="Credits each seat starts with (a campaign carries them on).",
-            extra={"offer": (5, 50)},
+            extra={"offer": (5, 50), "start": True},
         ),
     ] = 20
     rising_stakes: Annotated[
