@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from cantina.campaign.check import Damaged
-from cantina.campaign.series import Campaign
+from cantina.campaign.errors import Ambiguous, CampaignError, NameTaken, NotFound
+from cantina.campaign.series import Campaign, rounds_for
 from cantina.campaign.store import InUse, Store, load
 from cantina.games.table import play_moves
 from cantina.games.vigo import VigoSettings
@@ -246,7 +247,6 @@ def test_a_new_campaign_keeps_the_limits_a_save_is_loaded_with() -> None:
 
 
 def test_vf11_a_lap_is_every_seat_once_and_vf13_house_vigo_counts_rounds() -> None:
-    from cantina.campaign.series import rounds_for
 
     assert rounds_for("vigo", VigoSettings(seats=3), 3, 2) == 6
     assert rounds_for("vigo", VigoSettings(seats=3, house_vigo=True), 3, 2) == 2
@@ -314,7 +314,6 @@ def test_a_damaged_save_keeps_its_name_when_it_can_be_read(tmp_path: Path) -> No
 
 
 def test_renaming_to_a_name_taken_is_refused_and_changes_nothing(tmp_path: Path) -> None:
-    from cantina.campaign.errors import CampaignError, NameTaken
 
     store = Store(tmp_path)
     first = store.create(named("Friday Club"))
@@ -331,7 +330,6 @@ def test_renaming_to_a_name_taken_is_refused_and_changes_nothing(tmp_path: Path)
 def test_find_refuses_an_ambiguous_name_and_lists_the_candidates(tmp_path: Path) -> None:
     """Folders from before names were unique (or a file named like another campaign) can
     hold two saves a name fits: each is listed, and the file name picks one."""
-    from cantina.campaign.errors import Ambiguous, NotFound
 
     store = Store(tmp_path)
     first = store.create(named("Alpha"))
@@ -426,7 +424,6 @@ def test_an_export_after_a_rename_carries_the_new_name(tmp_path: Path) -> None:
         assert copy.read_bytes() == path.read_bytes() and load(copy).name == "New Name"
     named_file = tmp_path / "mine.json"
     assert store.export(path, named_file) == named_file
-    from cantina.campaign.errors import CampaignError
 
     with pytest.raises(CampaignError, match="never replaces"):
         store.export(path, named_file)

@@ -4,13 +4,29 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import pty
+import re
+import select
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
+from cantina.ai.temperament import temperament
+from cantina.campaign.series import Campaign
+from cantina.campaign.store import Store, load
+from cantina.cli import MAX_SESSIONS, build_parser
 from cantina.games import events as common
+from cantina.games.table import play_moves
+from cantina.games.valdes import ValDesSettings
+from cantina.games.vigo import VigoSettings
 from cantina.narration import Narrator
+from cantina.seating import seats_from_text
+from cantina.sim import simulate
+from cantina.ssh.limits import Limits
 
 
 def cantina(*args: str) -> subprocess.CompletedProcess[str]:
@@ -158,10 +174,6 @@ def sample(kind):
 
 def finished_campaign(folder, name: str = "Robots"):
     """A Val-Des campaign of AI seats with its first game played and saved."""
-    from cantina.campaign.series import Campaign
-    from cantina.campaign.store import Store
-    from cantina.games.valdes import ValDesSettings
-    from cantina.seating import seats_from_text
 
     store = Store(folder)
     campaign = Campaign.new(
@@ -190,7 +202,6 @@ def test_campaigns_lists_saves_and_flags_damaged_ones(tmp_path):
 def test_replay_narrates_a_finished_round_as_it_was_played(tmp_path):
     """`cantina replay NAME 1`: the round again from its seed and moves, line for line the
     narration of playing it."""
-    from cantina.games.table import play_moves
 
     campaign = finished_campaign(tmp_path)
     game, moves = campaign.replay(1)
@@ -310,10 +321,6 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
 def hostile_paths(tmp_path_factory):
     """A save folder with a good campaign (Robots, one game played), two saves an older
     cantina let share the name Alpha, and a damaged one; a plain file; a missing path."""
-    from cantina.campaign.series import Campaign
-    from cantina.campaign.store import Store
-    from cantina.games.vigo import VigoSettings
-    from cantina.seating import seats_from_text
 
     tmp = tmp_path_factory.mktemp("hostile")
     saves = tmp / "saves"
@@ -338,7 +345,6 @@ def test_hostile_arguments_cover_every_command():
 
 
 def build_commands() -> list[str]:
-    from cantina.cli import build_parser
 
     parser = build_parser()
     (commands,) = [a for a in parser._actions if a.dest == "command"]
@@ -407,7 +413,6 @@ def test_resume_and_replay_of_an_ambiguous_name_list_the_candidates(hostile_path
 
 
 def test_campaigns_import_copies_a_save_and_leaves_the_file_alone(tmp_path):
-    from cantina.campaign.store import load
 
     source = tmp_path / "from-a-friend.json"
     campaign = finished_campaign(tmp_path / "theirs")
@@ -435,12 +440,6 @@ def test_ctrl_c_during_sim_reports_the_games_played_so_far(tmp_path):
     """Ctrl-C on a long `sim`, on a terminal: it stops after the game in play, prints the
     results of those played (the title says how many were asked for), says on stderr how
     many of how many were played, and ends with status 130, without a traceback."""
-    import os
-    import pty
-    import re
-    import select
-    import signal
-    import time
 
     master, slave = pty.openpty()
     command = ["sim", "vigo", "--games", "1000000", "--seats", "Expert,Bold,Cautious"]
@@ -504,9 +503,6 @@ def test_ctrl_c_during_sim_reports_the_games_played_so_far(tmp_path):
 def test_a_stopped_sim_is_a_whole_result_of_the_games_played():
     """What `sim` reports after Ctrl-C: only whole games, counted as played, with how
     many were asked for (in --json too)."""
-    from cantina.ai.temperament import temperament
-    from cantina.games.valdes import ValDesSettings
-    from cantina.sim import simulate
 
     seats = [temperament("Expert"), temperament("Bold")]
     asked = itertools.count()  # asked before each game: the eighth time, it says stop
@@ -523,7 +519,4 @@ def test_a_stopped_sim_is_a_whole_result_of_the_games_played():
 
 
 def test_max_sessions_is_bounded_by_the_connections_the_host_takes():
-    from cantina.cli import MAX_SESSIONS
-    from cantina.ssh.limits import Limits
-
-    assert MAX_SESSIONS == Limits().max_connections
+    assert Limits().max_connections == MAX_SESSIONS
