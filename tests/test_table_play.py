@@ -6,6 +6,7 @@ keys, a cue when a person's turn comes round, the seed and the variants on show.
 from __future__ import annotations
 
 import pytest
+from test_no_color import picture
 from textual.widgets import Static
 
 from cantina.app import CantinaApp
@@ -306,6 +307,21 @@ async def test_the_table_shows_its_seed_its_variants_and_health_against_the_star
     async with rich.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert str(rich.screen.query_one("#variants").render()) == "Ante 2 · Starting bank 40"
+
+
+async def test_the_odds_line_is_drawn_whole_at_80_columns():
+    """Six Victim! options with their win chances: the last one kept its number and lost
+    its figure at 80 columns ('6: 26%' without 'win')."""
+    app = app_at("victim", VictimSettings(), "you,Expert,Treacherous", 11)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.screen.awaiting_human)
+        await pilot.press("o")
+        await pilot.pause()
+        table = app.screen
+        wanted = table.odds_line()
+        assert wanted.startswith("win chance  1:") and " 6:" in wanted
+        drawn = "".join("".join(row).strip() for row in picture(app).text)
+        assert "".join(wanted.split()) in "".join(drawn.split())
 
 
 # --- words that ran together ---------------------------------------------------------------
