@@ -12,7 +12,7 @@ import abc
 import enum
 import functools
 from collections.abc import Iterable
-from typing import Any, ClassVar, Generic, Self, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Self, TypeVar
 
 import msgspec
 
@@ -59,6 +59,18 @@ class IllegalAction(ValueError):
 class CorruptState(ValueError):
     """Saved data that decodes but describes no position the rules can reach."""
 
+
+StartingBank = Annotated[
+    int,
+    msgspec.Meta(
+        ge=0,
+        le=1_000_000,
+        title="Starting bank",
+        description="Credits each seat starts with (a campaign carries them on).",
+        extra={"offer": (5, 50), "start": True},
+    ),
+]
+"""The starting bank of the games played for credits (CA-1), one setting wherever it is."""
 
 S = TypeVar("S", bound=msgspec.Struct)
 

@@ -32,7 +32,7 @@ import msgspec
 
 from cantina.games.dice import Colour, Dice
 from cantina.games.events import POT, Event, GameOver, Rolled, SatOut, Scored, Transfer
-from cantina.games.table import Action, Decision, Game, Kind, checked
+from cantina.games.table import Action, Decision, Game, Kind, StartingBank, checked
 
 REGULATION_SETS: Final = 7
 """A game is seven regulation sets (VD-3); tie-break sets come after them."""
@@ -71,16 +71,7 @@ class ValDesSettings(msgspec.Struct, frozen=True, kw_only=True):
             extra={"offer": (0, 5)},
         ),
     ] = 0
-    starting_bank: Annotated[
-        int,
-        msgspec.Meta(
-            ge=0,
-            le=1_000_000,
-            title="Starting bank",
-            description="Credits each seat starts with (a campaign carries them on).",
-            extra={"offer": (5, 50), "start": True},
-        ),
-    ] = 20
+    starting_bank: StartingBank = 20
 
 
 # --- actions -----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from cantina.games.events import (
     SatOut,
     Transfer,
 )
-from cantina.games.table import Action, Decision, Game, Kind, checked
+from cantina.games.table import Action, Decision, Game, Kind, StartingBank, checked
 
 MAX_RAISE = 3
 """A challenge raise is 1, 2 or 3 stakes (VF-6)."""
@@ -45,16 +45,7 @@ class VigoSettings(msgspec.Struct, frozen=True, kw_only=True):
             extra={"offer": (1, 9)},
         ),
     ] = 5
-    starting_bank: Annotated[
-        int,
-        msgspec.Meta(
-            ge=0,
-            le=1_000_000,
-            title="Starting bank",
-            description="Credits each seat starts with (a campaign carries them on).",
-            extra={"offer": (5, 50), "start": True},
-        ),
-    ] = 20
+    starting_bank: StartingBank = 20
     rising_stakes: Annotated[
         bool,
         msgspec.Meta(
