@@ -64,13 +64,14 @@ async def test_play_on_with_the_log_open_keeps_one_table():
         "valdes", ValDesSettings(seats=3, ante=1), seats_from_text("Expert,Bold,Cautious"), 3
     )
     # A little pace, so an AI-only game does not end before the keys below are read.
-    app = CantinaApp(animation_speed=0, pace=0.02, save_preferences=False, start=setup)
+    app = CantinaApp(animation_speed=0, pace=0.05, save_preferences=False, start=setup)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         table = app.screen
         assert isinstance(table, TableScreen)
         await pilot.press("l")  # the log, at once
-        assert isinstance(app.screen, HistoryScreen)
+        await settle(pilot, app, lambda: isinstance(app.screen, HistoryScreen))
+        assert app.screen_stack[-2] is table, "opened from the table, the game still on"
         for game in (1, 2, 3):
             await settle(pilot, app, lambda: isinstance(app.screen, ResultScreen))
             assert table.table.number == game
