@@ -15,6 +15,17 @@ from cantina.games import valdes, victim, vigo
 from cantina.games.dice import Colour
 
 CALL_WORD = valdes.CALL_NAMES
+SUPPORT_FACES = {
+    "green": "add half a d12, rounded down",
+    "red": "take off half a d12, rounded up",
+    "white": "no effect",
+}
+"""What a face of the Support or Sabotage die does (VI-5)."""
+NEUTRAL_FACES = {
+    "red": "roll it once more",
+    "white": "no effect",
+}
+"""What a first roll of the Neutral die does (VI-6); it never touches a battle total."""
 
 
 class Narrator:
@@ -55,7 +66,13 @@ class Narrator:
             case "initiative" | "initiative re-roll":
                 return f"{who} rolls {e.face} for first Attacker."
             case "battle":
-                return None  # summed up by BattleResult
+                return None  # all four told in one line by the BattleDice after them
+            case "support" if e.face in SUPPORT_FACES:
+                return f"{who} rolls the {e.die} die: {e.face} ({SUPPORT_FACES[str(e.face)]})."
+            case "neutral" if e.face in NEUTRAL_FACES:
+                return f"{who} rolls the neutral die: {e.face} ({NEUTRAL_FACES[str(e.face)]})."
+            case "neutral again":
+                return f"{who} rolls the neutral die again: {e.face}."
             case "add half" | "subtract half":
                 return f"{who} rolls the d12: {e.face}."
             case _:
@@ -141,6 +158,13 @@ class Narrator:
             f"{self.name(e.seat)} reveals {e.direction}, {e.die}: aimed at {self.name(e.target)}."
         )
 
+    def battle_dice(self, e: victim.BattleDice) -> str:
+        (a1, a2), (v1, v2) = e.attacker_dice, e.victim_dice
+        return (
+            f"Attacker {self.name(e.attacker)} rolls {a1} and {a2} ({a1 + a2}); "
+            f"Victim {self.name(e.victim)} rolls {v1} and {v2} ({v1 + v2})."
+        )
+
     def automatic(self, e: victim.AutomaticWin) -> str:
         why = " and ".join(
             w
@@ -150,14 +174,19 @@ class Narrator:
             )
             if hit
         )
-        return f"Automatic win for the Attacker: {why}!"
+        return f"Automatic win for the Attacker: {why}! No Support or Sabotage die can change that."
 
     def modified(self, e: victim.Modified) -> str:
         sign = "+" if e.delta >= 0 else ""
         return f"{self.possessive(e.target)} total {sign}{e.delta}, now {e.total}."
 
     def battle(self, e: victim.BattleResult) -> str:
-        verdict = "a hit" if e.hit else "no hit"
+        if e.hit:
+            verdict = "a hit"
+        elif e.attacker_total == e.victim_total:
+            verdict = "no hit (a tie is not enough)"
+        else:
+            verdict = "no hit"
         return f"Battle: Attacker {e.attacker_total} against Victim {e.victim_total}, {verdict}."
 
 
@@ -182,6 +211,7 @@ _HANDLERS: dict[type, Callable[[Narrator, Any], str | None]] = {
     victim.RolesSet: Narrator.roles,
     victim.Planned: Narrator.planned,
     victim.Revealed: Narrator.revealed,
+    victim.BattleDice: Narrator.battle_dice,
     victim.AutomaticWin: Narrator.automatic,
     victim.Modified: Narrator.modified,
     victim.BattleResult: Narrator.battle,

@@ -127,6 +127,16 @@ class Revealed(Event, frozen=True):
     target: int
 
 
+class BattleDice(Event, frozen=True):
+    """Both sides' battle dice, as thrown, before any support: one summary of the four
+    `Rolled(..., why="battle")` events just before it (VI-4)."""
+
+    attacker: int
+    attacker_dice: tuple[int, int]
+    victim: int
+    victim_dice: tuple[int, int]
+
+
 class AutomaticWin(Event, frozen=True):
     """The battle went to the Attacker on the dice alone (VI-4)."""
 
@@ -256,6 +266,7 @@ class VictimGame(Game[VictimState]):
         a1, a2, v1, v2 = dice.d6(), dice.d6(), dice.d6(), dice.d6()
         attacker_rolls, victim_rolls = _BATTLE_ROLLS[attacker], _BATTLE_ROLLS[victim]
         events += (attacker_rolls[a1], attacker_rolls[a2], victim_rolls[v1], victim_rolls[v2])
+        events.append(BattleDice(attacker, (a1, a2), victim, (v1, v2)))
         attack, defence = a1 + a2, v1 + v2
         double_six = a1 == a2 == 6
         double_one = v1 == v2 == 1

@@ -1,0 +1,121 @@
+"""Narration that says why: real games played with scripted dice to the moment a player
+could not otherwise explain, and the line the narrator gives for it.
+
+Every table here is made the way a game begins (`new`), so the events are the ones the
+rules emit; scripted dice force each roll (ints are d6/d12 results, colours are faces).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cantina.games.dice import ScriptedDice
+from cantina.games.events import Event, Rolled
+from cantina.games.table import Action, Game
+from cantina.games.victim import (
+    BattleDice,
+    BattleResult,
+    Plan,
+    VictimGame,
+    VictimSettings,
+)
+from cantina.narration import Narrator
+from cantina.pace import Pace
+
+NAMES = ["Ana", "Bo", "Cy", "Di"]
+narrate = Narrator(NAMES)
+
+
+def told(events: Sequence[Event]) -> list[str]:
+    """The lines a reader of the log sees for these events, in order."""
+    return [line for line in map(narrate, events) if line]
+
+
+def act(game: Game[object], action: Action) -> list[Event]:
+    decision = game.pending
+    assert decision is not None
+    return game.apply(decision.seat, action)
+
+
+def victim(script: list[str | int], health: int = 5) -> VictimGame:
+    """A Victim! match whose initiative (6, 2, 1) makes Ana the Attacker, Bo the
+    Supporter and Cy the Victim; `script` is the dice of the turns that follow."""
+    game = VictimGame.new(VictimSettings(starting_health=health), ScriptedDice([6, 2, 1, *script]))
+    assert (game.state.attacker, game.state.supporter, game.state.victim) == (0, 1, 2)
+    return game
+
+
+def used_up(game: Game[object]) -> bool:
+    dice = game.dice
+    assert isinstance(dice, ScriptedDice)
+    return dice.remaining == 0
+
+
+# --- Victim!: the battle dice, the Supporter's die, then the battle ------------------------
+
+
+def test_victim_tells_each_sides_dice_before_support_then_the_die_then_the_battle() -> None:
+    """Attacker 4+3 against Victim 5+1; Bo's Support die shows green and the d12 7 lifts
+    Cy by 3: the dice as thrown come first, then what the die did, then the battle."""
+    game = victim([4, 3, 5, 1, "green", 7])
+    events = act(game, Plan(direction="left", die="support"))
+    assert BattleDice(0, (4, 3), 2, (5, 1)) in events
+    assert told(events) == [
+        "Bo lays down two cards, face down.",
+        "Attacker Ana rolls 4 and 3 (7); Victim Cy rolls 5 and 1 (6).",
+        "Bo reveals left, support: aimed at Cy.",
+        "Bo rolls the support die: green (add half a d12, rounded down).",
+        "Bo rolls the d12: 7.",
+        "Cy's total +3, now 9.",
+        "Battle: Attacker 7 against Victim 9, no hit.",
+        "Attacker Bo, Supporter Ana, Victim Cy.",
+    ]
+    assert used_up(game)
+
+
+def test_the_four_battle_dice_tumble_in_pairs_and_are_told_in_one_line() -> None:
+    """The four battle dice are not told one by one: each side's pair tumbles as one, and
+    the summary after them stays one beat."""
+    game = victim([6, 5, 2, 2, "white"])
+    events = act(game, Plan(direction="right", die="sabotage"))
+    first = next(i for i, e in enumerate(events) if isinstance(e, Rolled))
+    battle = events[first : first + 5]
+    assert [type(e) for e in battle] == [Rolled] * 4 + [BattleDice]
+    assert [narrate(e) for e in battle[:4]] == [None] * 4
+    pace = Pace(beat=1.0, roll=0.5)
+    waits = [
+        pace.after(e, after, narrate(e) is not None)
+        for e, after in zip(battle, events[first + 1 : first + 6], strict=True)
+    ]
+    assert waits == [0.0, 0.5, 0.0, 0.5, 1.0]
+    assert told(events)[1:4] == [
+        "Attacker Ana rolls 6 and 5 (11); Victim Cy rolls 2 and 2 (4).",
+        "Bo reveals right, sabotage: aimed at Ana.",
+        "Bo rolls the sabotage die: white (no effect).",
+    ]
+
+
+def test_red_faces_and_ties_say_what_they_did() -> None:
+    """A red Sabotage face takes half the d12, rounded up, off its target; equal totals
+    are no hit, and the line says a tie is not enough."""
+    game = victim([5, 4, 3, 3, "red", 5])
+    events = act(game, Plan(direction="right", die="sabotage"))  # right of Bo: Ana
+    assert told(events)[3:7] == [
+        "Bo rolls the sabotage die: red (take off half a d12, rounded up).",
+        "Bo rolls the d12: 5.",
+        "Ana's total -3, now 6.",
+        "Battle: Attacker 6 against Victim 6, no hit (a tie is not enough).",
+    ]
+    assert BattleResult(6, 6, False) in events
+
+
+def test_an_automatic_win_says_the_support_die_cannot_change_it() -> None:
+    game = victim([6, 6, 3, 4])
+    events = act(game, Plan(direction="left", die="support"))
+    assert told(events)[1:5] == [
+        "Attacker Ana rolls 6 and 6 (12); Victim Cy rolls 3 and 4 (7).",
+        "Automatic win for the Attacker: double six! No Support or Sabotage die can change that.",
+        "Bo reveals left, support: aimed at Cy.",
+        "Battle: Attacker 12 against Victim 7, a hit.",
+    ]
+    assert used_up(game)
