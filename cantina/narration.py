@@ -180,6 +180,12 @@ class Narrator:
         sign = "+" if e.delta >= 0 else ""
         return f"{self.possessive(e.target)} total {sign}{e.delta}, now {e.total}."
 
+    def spared(self, e: victim.NeutralSpared) -> str:
+        return (
+            f"Red twice, yet {self.name(e.seat)} takes no damage: the Neutral die never hurts "
+            f"a Supporter who has only {e.health} health left."
+        )
+
     def battle(self, e: victim.BattleResult) -> str:
         if e.hit:
             verdict = "a hit"
@@ -214,5 +220,6 @@ _HANDLERS: dict[type, Callable[[Narrator, Any], str | None]] = {
     victim.BattleDice: Narrator.battle_dice,
     victim.AutomaticWin: Narrator.automatic,
     victim.Modified: Narrator.modified,
+    victim.NeutralSpared: Narrator.spared,
     victim.BattleResult: Narrator.battle,
 }

@@ -15,6 +15,7 @@ from cantina.games.table import Action, Game
 from cantina.games.victim import (
     BattleDice,
     BattleResult,
+    NeutralSpared,
     Plan,
     VictimGame,
     VictimSettings,
@@ -119,3 +120,36 @@ def test_an_automatic_win_says_the_support_die_cannot_change_it() -> None:
         "Battle: Attacker 12 against Victim 7, a hit.",
     ]
     assert used_up(game)
+
+
+# --- Victim!: the Neutral die and a Supporter at 1 health ----------------------------------
+
+
+def test_a_supporter_at_one_health_takes_no_damage_from_red_twice_and_is_told_why() -> None:
+    """VI-6: a second red would cost the Supporter a health, unless that is the last one.
+    Everyone starts at 1 here, so Bo's red, red costs nothing, and the log says why."""
+    game = victim([2, 2, 1, 3, "red", "red"], health=1)
+    events = act(game, Plan(direction="left", die="neutral"))
+    assert NeutralSpared(1, 1) in events
+    assert game.state.health == [1, 1, 1]
+    assert told(events)[2:6] == [
+        "Bo reveals left, neutral: aimed at Cy.",
+        "Bo rolls the neutral die: red (roll it once more).",
+        "Bo rolls the neutral die again: red.",
+        "Red twice, yet Bo takes no damage: the Neutral die never hurts a Supporter who"
+        " has only 1 health left.",
+    ]
+    assert used_up(game)
+
+
+def test_a_supporter_with_more_health_loses_one_and_is_not_spared() -> None:
+    game = victim([2, 2, 1, 3, "red", "red"], health=2)
+    events = act(game, Plan(direction="left", die="neutral"))
+    assert not [e for e in events if isinstance(e, NeutralSpared)]
+    assert "Bo loses 1 health (neutral die showed red twice): 1 left." in told(events)
+
+
+def test_a_first_white_neutral_face_says_it_has_no_effect() -> None:
+    game = victim([2, 2, 1, 3, "white"])
+    events = act(game, Plan(direction="left", die="neutral"))
+    assert "Bo rolls the neutral die: white (no effect)." in told(events)

@@ -152,6 +152,14 @@ class Modified(Event, frozen=True):
     total: int
 
 
+class NeutralSpared(Event, frozen=True):
+    """The Neutral die showed red twice, but the Supporter has only `health` (1) left, and
+    the Neutral die never takes that last point (VI-6)."""
+
+    seat: int
+    health: int
+
+
 class BattleResult(Event, frozen=True):
     """The totals after support; `hit` means the Victim loses a health (VI-7 or VI-4)."""
 
@@ -384,5 +392,9 @@ def _roll_neutral(dice: Dice, health: list[int], supporter: int, events: list[Ev
         return
     face = dice.face(NEUTRAL_DIE)
     events.append(Rolled(supporter, "neutral", face, "neutral again"))
-    if face == "red" and health[supporter] > 1:
+    if face != "red":
+        return
+    if health[supporter] > 1:
         _wound(health, supporter, events, NEUTRAL_WOUND)
+    else:
+        events.append(NeutralSpared(supporter, health[supporter]))
