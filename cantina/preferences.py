@@ -23,6 +23,8 @@ SPEEDS = {"off": 0.0, "fast": 0.5, "normal": 1.0, "slow": 1.6}
 class Preferences(msgspec.Struct, kw_only=True):
     theme: str = "cantina-amber"
     animation: str = "normal"
+    bell: bool = True
+    """Ring the terminal's bell when a person's turn comes round after AI turns."""
     pace: Annotated[float, msgspec.Meta(ge=0.0, le=5.0)] = 0.5
     """Seconds each thing that happens at a table (a roll, a payment, a call) stays on
     show before the next, and an AI seat thinks, so a person can follow."""

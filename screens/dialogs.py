@@ -3,6 +3,8 @@ changing a saved campaign."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -15,25 +17,33 @@ from screens.stylesheets import stylesheets
 
 class HandOffScreen(ModalScreen[bool]):
     """Hot-seat: hides the table until the named player has the keyboard, so a secret
-    choice is never on screen for anyone else."""
+    choice is never on screen for anyone else. What everyone may see of the turn before
+    (the cards revealed, the battle) is told on it, so covering the table hides nothing
+    public."""
 
     DEFAULT_CSS = """
     HandOffScreen { align: center middle; background: $background 100%; }
     HandOffScreen > Vertical {
-        width: 56; height: auto; border: double $primary; padding: 1 2;
+        width: 72; height: auto; max-height: 100%; border: double $primary; padding: 1 2;
     }
     HandOffScreen Static { width: 100%; content-align: center middle; margin-bottom: 1; }
+    HandOffScreen #last-turn { content-align: left top; color: $text-muted; }
     HandOffScreen Button { width: 100%; }
     """
     BINDINGS = [Binding("enter", "ready", "I have the keyboard", id="handoff.ready")]
 
-    def __init__(self, name: str, what: str) -> None:
+    def __init__(self, name: str, what: str, seen: Sequence[str] = ()) -> None:
         super().__init__()
         self.player = name
         self.what = what
+        self.seen = list(seen)
+        """What everyone saw since the last hand-off."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
+            if self.seen:
+                said = Content("\n").join(Content(line) for line in self.seen)
+                yield Static(Content("What everyone saw:\n") + said, id="last-turn")
             yield Static(Content.assemble("Pass the keyboard to ", (self.player, "bold"), "."))
             yield Static(Content(f"Everyone else, look away: {self.what}."))
             yield Button(Content.assemble(self.player, ", press Enter"), id="ready")
@@ -46,21 +56,24 @@ class HandOffScreen(ModalScreen[bool]):
 
 
 class HistoryScreen(ModalScreen[None]):
-    """Everything narrated at this table so far, to scroll back through."""
+    """The whole story of the game at this table, to scroll back through; it goes on
+    while it is open (`add`), as the table tells it."""
 
     DEFAULT_CSS = """
     HistoryScreen { background: $background 100%; }
+    HistoryScreen #history-title { height: 1; padding: 0 1; background: $panel; }
     HistoryScreen RichLog { height: 1fr; padding: 0 1; }
     """
-    BINDINGS = [Binding("escape,l,q", "dismiss", "Back to the table", id="history.back")]
+    BINDINGS = [Binding("escape,l,q", "dismiss", "Back", id="history.back")]
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, heading: str, lines: Sequence[str]) -> None:
         super().__init__()
+        self.heading = heading
         self.lines = list(lines)
 
     def compose(self) -> ComposeResult:
-        log = RichLog(wrap=True, markup=False, min_width=20, id="history")
-        yield log
+        yield Static(Content(self.heading), id="history-title")
+        yield RichLog(wrap=True, markup=False, min_width=20, id="history")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -68,6 +81,14 @@ class HistoryScreen(ModalScreen[None]):
         for line in self.lines:
             log.write(Content(line))
         log.focus()
+
+    def add(self, lines: Sequence[str]) -> None:
+        """New lines of the story, as the table tells them."""
+        self.lines.extend(lines)
+        if self.is_mounted:
+            log = self.query_one(RichLog)
+            for line in lines:
+                log.write(Content(line))
 
 
 class ConfirmScreen(ModalScreen[bool]):

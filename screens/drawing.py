@@ -65,6 +65,11 @@ class KeptDrawing(KeptStyles):
     def render_lines(self, crop: Region) -> list[Strip]:
         widget: Widget = self  # type: ignore[assignment]
         width, height = widget.size
+        if not widget.is_attached:
+            # Removed (a footer's keys replaced while its screen lay under a dialog), yet
+            # still in the map of that screen's last frame: its styles are gone, so a
+            # frame drawn before the next layout shows it blank.
+            return [Strip.blank(crop.width, widget.visual_style.rich_style)] * crop.height
         key = (self.drawing_key(), width, height)
         kept: dict[Hashable, list[Strip]] = self.__dict__.setdefault("_kept_drawings", {})
         rows = kept.get(key)

@@ -1,7 +1,8 @@
-"""The end of a round, game or match: who won, the standings, the key moments.
+"""The end of a round, game or match: who won, the standings, the key moments, the seed.
 
-The dialog decides nothing: it returns what the person chose (`AGAIN` or `BACK`) and the
-table screen that opened it goes on from there. A spectator is offered only leaving.
+The dialog decides nothing: it returns what the person chose (`AGAIN`, `LOG`, `TABLE` or
+`BACK`) and the table screen that opened it goes on from there. A spectator is offered
+no next game. Its middle part scrolls, so eight seats and their moments fit 80 x 24.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
@@ -23,6 +24,10 @@ from cantina.narration import Narrator
 
 AGAIN = "again"
 """The next round, game or match at this table (or the final standings of a campaign)."""
+LOG = "log"
+"""The whole story of the game, then this result again."""
+TABLE = "table"
+"""Close the result and look at the table as the game left it (the table offers it back)."""
 BACK = "back"
 """Leave the table."""
 MOMENTS_SHOWN = 8
@@ -31,19 +36,28 @@ MOMENTS_SHOWN = 8
 class ResultScreen(ModalScreen[str | None]):
     BINDINGS = [
         Binding("n", "choose('again')", "Play on", id="result.again"),
-        Binding("b,escape", "choose('back')", "Leave", id="result.back"),
+        Binding("l", "choose('log')", "Log", id="result.log"),
+        Binding("escape", "choose('table')", "See the table", id="result.table"),
+        Binding("b", "choose('back')", "Leave", id="result.back"),
     ]
 
     def __init__(
-        self, table: LiveTable, place: Place, headline: str, standings: Sequence[Content]
+        self,
+        table: LiveTable,
+        place: Place,
+        headline: str,
+        standings: Sequence[Content],
+        seed: str = "",
     ) -> None:
-        """`headline` and `standings` are the game's own words (its table screen's)."""
+        """`headline` and `standings` are the game's own words (its table screen's);
+        `seed` says how to play this game again."""
         super().__init__()
         self.table = table
         self.setup = table.setup
         self.place = place
         self.headline = headline
         self.rows = list(standings)
+        self.seed = seed
         self.moments = table.key_moments()
         """Read from the table's log: the same for every viewer of the table."""
 
@@ -51,9 +65,13 @@ class ResultScreen(ModalScreen[str | None]):
         narrate = Narrator(self.setup.names)
         with Vertical(id="result"):
             yield Static(Content(self.headline), id="headline")
-            yield Static(Content("\n").join(self.rows), id="standings")
-            lines = [line for line in map(narrate, self.moments) if line][-MOMENTS_SHOWN:]
-            yield Static(Content("Key moments:\n" + "\n".join(lines)), id="moments")
+            with VerticalScroll(id="result-body"):
+                yield Static(Content("\n").join(self.rows), id="standings")
+                lines = [line for line in map(narrate, self.moments) if line][-MOMENTS_SHOWN:]
+                if lines:
+                    yield Static(Content("Key moments:\n" + "\n".join(lines)), id="moments")
+            if self.seed:
+                yield Static(Content(self.seed), id="result-seed")
             with Horizontal(id="result-buttons"):
                 if self.place.player:
                     again = GAMES[self.setup.game].again

@@ -34,7 +34,8 @@ def safe_text(value: object, style: Style | str = "") -> Text:
 
 
 class HealthPips(KeptDrawing, Widget):
-    """Health as hearts and a number: `♥♥♥♡♡ 3/5`; at 0, `✗ 0/5`."""
+    """Health as hearts and a number against the starting health: `♥♥♥♡♡ 3/5`; at 0,
+    `✗ 0/5`; above it (a rematch bonus), the extra after a plus: `♥♥♥♥♥+♥ 6/5`."""
 
     DEFAULT_CSS = """
     HealthPips {
@@ -63,7 +64,9 @@ class HealthPips(KeptDrawing, Widget):
     @staticmethod
     def _width(health: int, maximum: int) -> int:
         maximum = max(maximum, 0)
-        return (1 if health <= 0 else maximum) + 1 + len(f"{health}/{maximum}")
+        bonus = max(health - maximum, 0)
+        hearts = 1 if health <= 0 else maximum + (1 + bonus if bonus else 0)
+        return hearts + 1 + len(f"{health}/{maximum}")
 
     def watch_health(self, old: int, new: int) -> None:
         if self._width(old, self.maximum) != self._width(new, self.maximum):
@@ -83,9 +86,11 @@ class HealthPips(KeptDrawing, Widget):
         if self.health <= 0:
             return Text.assemble(("✗", style("healthpips--out")), " ", number)
         full = min(self.health, maximum)
+        bonus = self.health - full
         return Text.assemble(
             ("♥" * full, style("healthpips--full")),
             ("♡" * (maximum - full), style("healthpips--empty")),
+            ("+" + "♥" * bonus if bonus else "", style("healthpips--full")),
             " ",
             number,
         )

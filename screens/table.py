@@ -13,7 +13,7 @@ the words for each option.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from textual import constants
@@ -28,20 +28,25 @@ from textual.widgets import Static
 
 from cantina.campaign.series import Campaign
 from cantina.dealer import ASKING, OVER, REPLAYED, SHOWING, THINKING, Dealer, Place
+from cantina.games import GAMES
 from cantina.games.events import Event
 from cantina.games.table import Action, Decision, Game, IllegalAction, Kind
 from cantina.live import LiveTable
 from cantina.narration import Narrator
-from screens.dialogs import HandOffScreen, HistoryScreen
+from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.dice import Die
 from screens.footer import TableFooter
-from screens.result import AGAIN, BACK, ResultScreen
+from screens.result import AGAIN, BACK, LOG, ResultScreen
 from screens.services import UsesApp
 from screens.standings import StandingsScreen
 from screens.stylesheets import stylesheets
 from screens.table_widgets import DecisionBar, Line, NarrationLog
 
 MAX_OPTIONS = 9
+HAND_OFF_LINES = 12
+"""The most lines of what happened a hot-seat hand-off tells (it fits 80 x 24)."""
+CUE_SECONDS = 0.6
+"""How long the decision bar stands out when a person's turn comes after AI turns."""
 YIELDS_FOR_REDRAW = 3
 """Turns of the event loop a table gives its widgets after a change (see `Changed`)."""
 AFTER_FRAME = 2 / constants.MAX_FPS
@@ -65,6 +70,8 @@ class TableScreen(UsesApp, Screen[None]):
         Binding("space", "hurry", "Hurry", id="table.hurry"),
         Binding("o", "toggle_odds", "Odds", id="table.odds"),
         Binding("l", "history", "Log", id="table.history"),
+        Binding("n", "play_on", "Play on", id="table.play_on"),
+        Binding("r", "result", "Result", id="table.result"),
         Binding("t", "standings", "Ranks", id="table.standings", tooltip="The campaign standings"),
         Binding("f1,question_mark", "rules", "Rules", id="table.rules"),
         Binding("escape", "leave", "Leave", id="table.leave"),
@@ -109,6 +116,11 @@ class TableScreen(UsesApp, Screen[None]):
         self._handing_off: tuple[int, int] | None = None
         self._result: ResultScreen | None = None
         self._result_for = 0
+        self._history: HistoryScreen | None = None
+        self._since_asked = False
+        """Whether an AI (or the stand-in) has played since a person here was asked."""
+        self._handed_off_at = 0
+        """How much of the log the last hot-seat hand-off told."""
         self._bindings_state: tuple[object, ...] = ()
         self._campaign_text: str | None = None
         self._unfollow = lambda: None
@@ -146,8 +158,9 @@ class TableScreen(UsesApp, Screen[None]):
     def option_label(self, action: Action) -> str:
         return str(action)
 
-    def odds_text(self, value: float) -> str:
-        return f"{value:+.2f}"
+    def odds_text(self, values: Sequence[float]) -> str:
+        """What each option on offer is worth, in a line of the game's own words."""
+        return "odds  " + "  ".join(f"{n}:{v:+.2f}" for n, v in enumerate(values, 1))
 
     def status(self, state: Any) -> str:
         """One line of where the game stands (round, set, turn)."""
@@ -168,6 +181,7 @@ class TableScreen(UsesApp, Screen[None]):
         with Horizontal(id="table-body"):
             with Vertical(id="board"):
                 yield from self.compose_board()
+                yield Line(id="variants")
                 if self.table.campaign:
                     yield Static(id="campaign-panel")
             yield NarrationLog(id="log")
@@ -177,6 +191,7 @@ class TableScreen(UsesApp, Screen[None]):
     def on_mount(self) -> None:
         self.bar = self.query_one(DecisionBar)
         self.log_widget = self.query_one("#log", NarrationLog)
+        self.query_one("#variants", Line).text = Content(self.settings_line())
         self._unfollow = self.dealer.follow(self._changed, self.place)
         self.look()
         self.set_timer(AFTER_FRAME, self.cantina.settle_heap)  # once the table is on show
@@ -231,6 +246,7 @@ class TableScreen(UsesApp, Screen[None]):
         self.narrated = 0
         self._live = False  # what happened before this screen looked is shown at once
         self._asked = self._asked_at = self._handing_off = None
+        self._handed_off_at = 0
         self.awaiting_human = False
         result, self._result = self._result, None
         if result is not None and result.is_attached:
@@ -239,6 +255,7 @@ class TableScreen(UsesApp, Screen[None]):
             else:
                 self.pop_until_active()
         self.log_widget.clear()
+        self.log_widget.write(self.seed_line())
         self.clear_board()
 
     def tell(self, events: Sequence[Event], *, animate: bool) -> None:
@@ -249,6 +266,8 @@ class TableScreen(UsesApp, Screen[None]):
                 lines.append(line)
             self.show_event(event, animate)
         self.log_widget.write_lines(lines)
+        if self._history is not None and self._history.is_attached:
+            self._history.add(lines)
 
     def sync(self) -> None:
         state = self.shown_state
@@ -279,7 +298,9 @@ class TableScreen(UsesApp, Screen[None]):
                     self._idle(Content.assemble("Waiting for ", (name, "bold"), "…"))
                     self._handing_off = at
                     self.app.push_screen(
-                        HandOffScreen(name, "a secret choice is about to be made"),
+                        HandOffScreen(
+                            name, "a secret choice is about to be made", self.since_hand_off()
+                        ),
                         lambda _ready: self._handed_off(decision, at),
                     )
                 else:
@@ -291,6 +312,7 @@ class TableScreen(UsesApp, Screen[None]):
                 doing = f" to {pending.kind}…" if pending is not None else "…"
                 self._idle(Content.assemble("Replay: ", (name, "bold"), doing))
             else:
+                self._since_asked = True
                 temperament = self.table.ai.temperaments[turn.seat]
                 who = temperament.name if temperament is not None else "AI"
                 self._idle(Content.assemble((name, "bold"), f" ({who}) is thinking…"))
@@ -300,7 +322,9 @@ class TableScreen(UsesApp, Screen[None]):
         elif turn.kind == REPLAYED:
             self._idle(Content("The replay is over. Esc goes back."))
         elif turn.kind == OVER:
-            self._idle(Content("The game is over."))
+            unit = GAMES[self.setup.game].unit
+            keys = "n plays on, r shows the result" if self.place.player else "r: the result"
+            self._idle(Content(f"The {unit} is over: {keys}, esc leaves."))
             if self._result_for != self.number:  # once a game, for every viewer
                 self._result_for = self.number
                 self.set_timer(AFTER_FRAME, self.show_result)  # the last move drawn first
@@ -329,6 +353,52 @@ class TableScreen(UsesApp, Screen[None]):
         prompt = Content.assemble((name, "bold"), f", {decision.kind}:")
         labels = [self.option_label(option) for option in decision.options]
         self.bar.show(prompt, labels, self.odds_line())
+        if self._since_asked:  # the AI seats have played: a person's turn comes round
+            self._since_asked = False
+            self.cue()
+
+    def cue(self) -> None:
+        """Say that it is a person's turn: the bar stands out a moment (visible without
+        colour: it is drawn reversed; not with animation off) and, if the player keeps
+        it on, the bell rings."""
+        flash = CUE_SECONDS * self.cantina.animation_speed
+        if flash > 0:
+            self.bar.add_class("-cue")
+            self.set_timer(flash, lambda: self.bar.remove_class("-cue"))
+        if self.cantina.preferences.bell:
+            self.app.bell()
+
+    def since_hand_off(self) -> list[str]:
+        """What everyone saw since the last hand-off (the cards shown, the battles), for
+        the next one, which covers the table: its last lines, as many as fit."""
+        told = [line for line in map(self.narrate, self.table.log[self._handed_off_at :]) if line]
+        self._handed_off_at = len(self.table.log)
+        return told[-HAND_OFF_LINES:]
+
+    def settings_line(self) -> str:
+        """The table's settings and the variants in force, in a line, from the registry:
+        each number with its title, each yes-or-no setting by its title when on."""
+        settings = self.setup.settings
+        parts = []
+        for setting in GAMES[self.setup.game].choices():
+            value = getattr(settings, setting.name)
+            if setting.kind is bool:
+                if value:
+                    parts.append(setting.title)
+            else:
+                parts.append(f"{setting.title} {value}")
+        return " · ".join(parts)
+
+    def seed_line(self) -> str:
+        """The seed this game's dice came from, so a good game can be played again."""
+        seed = self.setup.seed
+        if self.table.campaign or self.dealer.replay is not None:  # a campaign's round
+            return f"Seed {seed} (this {self.unit}'s own, from the campaign's seed)."
+        if self.table.number == 1:
+            again = f"cantina play {self.setup.game} --seed {seed}"
+            return f"Seed {seed}: `{again}` deals these dice again."
+        unit = GAMES[self.setup.game].unit
+        return f"Seed {seed}, {unit} {self.table.number} at this table."
 
     def update_bindings(self) -> None:
         """Tell the footer only when which keys can act changes: that depends only on
@@ -341,10 +411,10 @@ class TableScreen(UsesApp, Screen[None]):
             self._bindings_state = state
             self.refresh_bindings()
 
-    def odds_line(self) -> list[str]:
+    def odds_line(self) -> str:
         if not (self.odds_shown and self.awaiting_human):
-            return []
-        return [self.odds_text(v) for v in self.table.ai.values(self.game)]
+            return ""
+        return self.odds_text(self.table.ai.values(self.game))
 
     def watch_odds_shown(self) -> None:
         self.bar.show_odds(self.odds_line())
@@ -356,7 +426,11 @@ class TableScreen(UsesApp, Screen[None]):
             return  # the next game began meanwhile
         state = self.game.state
         self._result = ResultScreen(
-            self.table, self.place, self.result_headline(state), self.result_rows(state)
+            self.table,
+            self.place,
+            self.result_headline(state),
+            self.result_rows(state),
+            self.seed_line(),
         )
         number = self.number
         self.app.push_screen(self._result, lambda choice: self.after_result(choice, number))
@@ -369,7 +443,9 @@ class TableScreen(UsesApp, Screen[None]):
         if choice == AGAIN:
             self.play_on(number)
         elif choice == BACK:
-            self.action_leave()
+            self.dismiss()
+        elif choice == LOG and number == self.number:
+            self.show_history(then=self.show_result)
 
     def play_on(self, number: int) -> None:
         """The game after game `number`, for everyone at the table (begun once: if
@@ -391,9 +467,15 @@ class TableScreen(UsesApp, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """True: the key acts now. None: it cannot act now, and does nothing, but stays in
         the footer, dimmed, so the footer keeps the same keys on every turn (a change of
-        keys lays the screen out again; see `TableFooter`). False: not at this table."""
-        if action == "pick":
+        keys lays the screen out again; see `TableFooter`). False: not at this table, or
+        not for this viewer (a spectator or a replay chooses nothing)."""
+        over = self.dealer.turn.kind in (OVER, REPLAYED)
+        if action in ("pick", "toggle_odds"):
+            if not self.place.seats:
+                return False  # nobody here ever chooses: no dead keys in the footer
             decision = self._asked
+            if action == "toggle_odds":
+                return True if self.awaiting_human else None
             can = (
                 self.awaiting_human
                 and decision is not None
@@ -401,10 +483,13 @@ class TableScreen(UsesApp, Screen[None]):
             )
             return True if can else None
         if action == "hurry":
-            going = self.dealer.turn.kind not in (OVER, REPLAYED)
-            return True if not self.awaiting_human and going and self.place.player else None
-        if action == "toggle_odds":
-            return True if self.awaiting_human else None
+            if not self.place.player:
+                return False
+            return True if not self.awaiting_human and not over else None
+        if action == "play_on":
+            return self.place.player and self.dealer.turn.kind == OVER
+        if action == "result":
+            return self.dealer.turn.kind == OVER
         if action == "standings":
             return campaign_of(self.table) is not None
         return True
@@ -434,7 +519,24 @@ class TableScreen(UsesApp, Screen[None]):
         self.cantina.action_rules(self.setup.game)
 
     def action_history(self) -> None:
-        self.app.push_screen(HistoryScreen(self.log_widget.lines))
+        self.show_history()
+
+    def show_history(self, then: Callable[[], None] | None = None) -> None:
+        """The whole story of the game so far, which goes on while it is open; `then`
+        runs once it is closed (the result it was opened from, say)."""
+        title = f"{GAMES[self.setup.game].title}: the story of this {self.unit}"
+        self._history = HistoryScreen(title, self.log_widget.lines)
+        self.app.push_screen(self._history, lambda _: then() if then else None)
+
+    @property
+    def unit(self) -> str:
+        return GAMES[self.setup.game].unit
+
+    def action_play_on(self) -> None:
+        self.play_on(self.number)
+
+    def action_result(self) -> None:
+        self.show_result()
 
     def action_standings(self) -> None:
         campaign = campaign_of(self.table)
@@ -442,7 +544,36 @@ class TableScreen(UsesApp, Screen[None]):
             self.app.push_screen(StandingsScreen(campaign))
 
     def action_leave(self) -> None:
-        self.dismiss()
+        """Leave the table; when a game is under way and leaving it loses or changes
+        something, ask first, saying what."""
+        question = self.leaving_question()
+        if question is None:
+            self.dismiss()
+            return
+        self.app.push_screen(ConfirmScreen(question), self._leave_if)
+
+    def _leave_if(self, sure: bool | None) -> None:
+        if sure:
+            self.dismiss()
+
+    def leaving_question(self) -> str | None:
+        """What to ask before leaving, or None when nothing is at stake (a spectator, a
+        replay, a game that is over)."""
+        if not self.place.player or self.dealer.replay is not None or self.dealer.closed:
+            return None
+        if self.game.pending is None:
+            return None
+        if self.table.campaign:
+            return (
+                "Leave the table? The campaign is saved after every decision: "
+                "it goes on from here when you resume it."
+            )
+        if not self.owns_dealer:  # a shared table goes on without you
+            return (
+                "Leave the table? Your seat waits for you; if you are away long, the "
+                "stand-in plays it."
+            )
+        return f"Leave the table? This {self.unit} is not over, and it will be lost."
 
 
 def campaign_of(table: LiveTable) -> Campaign | None:

@@ -37,6 +37,16 @@ class Line(KeptDrawing, Widget):
         return self.text
 
 
+class OddsLine(Line):
+    """The odds of the options on offer: a line that grows a row when its text needs
+    one (at 80 columns, nine stakes' odds take two). It changes only when the odds are
+    asked for or the options change, so its new layout costs nothing per move."""
+
+    DEFAULT_CSS = "OddsLine { height: auto; }"
+
+    text: reactive[Content] = reactive(Content(""), layout=True)
+
+
 class NarrationLog(Widget):
     """The table's running commentary: the newest lines, wrapped, filling the panel.
 
@@ -121,13 +131,13 @@ class DecisionBar(Vertical):
 
     def compose(self) -> ComposeResult:
         self._prompt = Line(id="prompt")
-        self._odds = Line(id="odds")
+        self._odds = OddsLine(id="odds")
         self._options = OptionGrid(id="options")
         yield self._prompt
         yield self._options
         yield self._odds
 
-    def show(self, prompt: Content, labels: Sequence[str] = (), odds: Sequence[str] = ()) -> None:
+    def show(self, prompt: Content, labels: Sequence[str] = (), odds: str = "") -> None:
         """Ask with `labels` as the options, or, with none, only say `prompt` (the options
         on show go blank)."""
         self._prompt.text = prompt
@@ -139,9 +149,9 @@ class DecisionBar(Vertical):
         here is choosing)."""
         return [f"{n} {label}" for n, label in enumerate(self._options.labels, start=1)]
 
-    def show_odds(self, odds: Sequence[str]) -> None:
-        text = "   ".join(f"{n}: {value}" for n, value in enumerate(odds, start=1))
-        self._odds.text = Content(f"odds  {text}" if odds else "")
+    def show_odds(self, odds: str) -> None:
+        """The odds of the options on offer, in the game's words ("" hides them)."""
+        self._odds.text = Content(odds)
 
     def on_option_grid_chosen(self, event: OptionGrid.Chosen) -> None:
         event.stop()

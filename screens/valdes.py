@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -64,8 +66,8 @@ class ValDesScreen(TableScreen):
             return f"{CALL_NAMES[action.colour]} ({action.colour})"
         return str(action)
 
-    def odds_text(self, value: float) -> str:
-        return f"{value:.0%} (no edge)"
+    def odds_text(self, values: Sequence[float]) -> str:
+        return "no call has an edge: the cube has no memory, each is right half the time"
 
     def result_headline(self, state: ValDesState) -> str:
         assert state.result is not None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal
 from textual.content import Content
@@ -65,7 +67,7 @@ class VictimScreen(TableScreen):
 
     def sync_board(self, state: VictimState) -> None:
         s = state
-        top = s.settings.starting_health + (1 if s.settings.rematch_bonus else 0)
+        top = s.settings.starting_health  # a rematch bonus shows as hearts beyond it
         roles = {s.attacker: "attacker", s.supporter: "supporter", s.victim: "victim"}
         for seat, name in enumerate(self.names):
             role = ROLE[roles[seat]]
@@ -103,8 +105,8 @@ class VictimScreen(TableScreen):
             return f"{action.die.title()} {self.names[target]} ({role}, {action.direction})"
         return str(action)
 
-    def odds_text(self, value: float) -> str:
-        return f"{value:.0%} win"
+    def odds_text(self, values: Sequence[float]) -> str:
+        return "win chance  " + "  ".join(f"{n}:{v:.0%}" for n, v in enumerate(values, start=1))
 
     def result_headline(self, state: VictimState) -> str:
         assert state.result is not None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -133,8 +135,10 @@ class VigoScreen(TableScreen):
                 return "Split" if split else "Roll again"
         return str(action)
 
-    def odds_text(self, value: float) -> str:
-        return f"{value:+.1f} cr"
+    def odds_text(self, values: Sequence[float]) -> str:
+        return "expected credits  " + "  ".join(
+            f"{n}:{v:+.1f}" for n, v in enumerate(values, start=1)
+        )
 
     def result_headline(self, state: VigoState) -> str:
         result = state.result

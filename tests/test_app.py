@@ -200,7 +200,9 @@ async def test_odds_readout_toggles_with_o():
         await pilot.press("o")
         await pilot.pause()
         readout = str(odds.render())
-        assert readout.startswith("odds  1: ") and "cr" in readout
+        assert readout.startswith("expected credits  1:")
+        options = len(app.screen.game.pending.options)
+        assert all(f"  {n}:" in readout for n in range(2, options + 1))
         await pilot.press("o")
         await pilot.pause()
         assert str(odds.render()) == ""

@@ -95,6 +95,7 @@ DEFERRED = {
     ("cantina.app", "cantina.live"): "the rules core and the AI load with the first table",
     ("cantina.app", "screens.game_screens"): "the table screens load with the first table",
     ("cantina.app", "screens.rules"): "the rules (markdown) load when first asked for",
+    ("cantina.app", "screens.dialogs"): "the quit question loads when quitting mid-game",
     ("cantina.cli", "cantina.app"): "each command loads only what it needs",
     ("cantina.cli", "cantina.games.table"): "each command loads only what it needs",
     ("cantina.cli", "cantina.seating"): "each command loads only what it needs",

@@ -56,6 +56,21 @@ async def keys(pilot, *pressed: str) -> None:
         await pilot.pause()
 
 
+async def leave(pilot, app: CantinaApp) -> None:
+    """Esc until away from the table: a result closes first (showing the table); leaving
+    a round under way asks, and says the campaign is saved; yes."""
+    for _ in range(4):
+        if not isinstance(app.screen, TableScreen | ResultScreen | ConfirmScreen):
+            return
+        if isinstance(app.screen, ConfirmScreen):
+            assert "saved after every decision" in app.screen.question
+            await pilot.press("y")
+        else:
+            await pilot.press("escape")
+        await pilot.pause()
+    raise AssertionError("still at the table")
+
+
 async def decide(pilot, app: CantinaApp, count: int, *, then_wait: bool = False) -> None:
     """Make `count` human decisions (first option), letting the AI seats play between;
     with `then_wait`, stop only once the human is asked again (mid-round, for sure)."""
@@ -108,8 +123,7 @@ async def test_new_campaign_from_the_menu_is_saved_locked_and_autosaved(tmp_path
         assert bytes(recorded) != b"[]", "the decision was saved"
         assert app.campaign_session.saves > saves
 
-        await pilot.press("escape")
-        await pilot.pause()
+        await leave(pilot, app)
         assert isinstance(app.screen, MenuScreen)
         assert app.campaign_session is None
         Store(folder).open(path).close()  # the lock was given back
@@ -337,8 +351,7 @@ async def test_back_at_the_saves_list_the_campaign_is_let_go(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await keys(pilot, "u", "enter")
         assert isinstance(app.screen, TableScreen) and app.campaign_session is not None
-        await pilot.press("escape")
-        await pilot.pause()
+        await keys(pilot, "escape", "y")  # yes, leave the round under way (it is saved)
         assert isinstance(app.screen, CampaignsScreen)
         assert app.campaign_session is None
         Store(folder).open(path).close()

@@ -231,7 +231,7 @@ def check_board_in_words(game: str, table: TableScreen, drawn: Picture) -> None:
             assert len(marks) == len(s.reveals) and all(m[0] in "VD" for m in marks)
             assert row.split()[-1] == str(score)
     else:
-        top = s.settings.starting_health + (1 if s.settings.rematch_bonus else 0)
+        top = s.settings.starting_health
         for seat, health in enumerate(s.health):
             assert f"{health}/{top}" in drawn.within(table.query_one(f"#health-{seat}").region)
         for face in table.query(".face"):

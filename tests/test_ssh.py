@@ -466,6 +466,8 @@ async def test_a_player_who_leaves_for_the_lobby_is_stood_in_for(keys):
         (table,) = host.lobby.tables.values()
         mark = alice.mark()
         bob.send("\x1b")  # Escape: back to the lobby, still connected
+        await bob.expect("Your seat waits for you")
+        bob.send("y")
         await alice.expect("has left the table", since=mark)
         await take_turns({"alice": alice}, limit=4, since={"alice": mark})
         await alice.expect("is away", since=mark)  # the stand-in plays bob's seat

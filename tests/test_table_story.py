@@ -63,7 +63,8 @@ async def test_play_on_with_the_log_open_keeps_one_table():
     setup = TableSetup(
         "valdes", ValDesSettings(seats=3, ante=1), seats_from_text("Expert,Bold,Cautious"), 3
     )
-    app = quiet(start=setup)
+    # A little pace, so an AI-only game does not end before the keys below are read.
+    app = CantinaApp(animation_speed=0, pace=0.02, save_preferences=False, start=setup)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         table = app.screen

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from screens.dice import ChanceCube, Die, FaceDie, SixDie, TwelveDie
 from screens.drawing import component_style
+from screens.footer import TableKey
 from screens.status import Credits, HealthPips, Slate
 
 STYLES = Path(__file__).resolve().parent.parent / "styles" / "widgets.tcss"
@@ -470,3 +471,22 @@ async def test_slate_strips_control_characters_and_fits_many_sets():
 
 def test_gallery_snapshot(snap_compare):
     assert snap_compare(GalleryApp(), terminal_size=(80, 24))
+
+
+class KeysApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield TableKey("n", "n", "Next", "next")
+
+
+async def test_a_kept_drawing_removed_but_still_in_the_last_frame_draws_blank():
+    """A table's footer keys are replaced while the table lies under a dialog, and the frame
+    drawn behind the dialog can still hold a removed key: Textual has dropped its component
+    styles by then, and drawing it raised KeyError ('footer-key--key') and closed the app."""
+    app = KeysApp()
+    async with app.run_test(size=(20, 3)) as pilot:
+        key = app.query_one(TableKey)
+        assert "Next" in "".join(s.text for s in key.render_lines(Region(0, 0, 20, 1))[0])
+        await key.remove()
+        await pilot.pause()
+        (row,) = key.render_lines(Region(0, 0, 20, 1))
+        assert row.text.strip() == ""

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the rules core loads with the first table, not with the men
     from cantina.live import LiveTable
     from cantina.seating import TableSetup
     from screens.services import AppServices
+    from screens.table import TableScreen
 
 MIN_SIZE = (80, 24)
 """The smallest terminal the layout is drawn for; below it a notice asks for more room."""
@@ -91,6 +92,8 @@ class CantinaApp(OneLineCrash, App[None]):
         """Whether this player may keep campaigns here (an SSH guest may not)."""
         self.campaign_session: OpenCampaign | None = None
         """The campaign being played, locked and autosaving, until back at the menu."""
+        self.tables_open: list[TableScreen] = []
+        """The table screens this app has shown that are still up."""
         self.preferences, self.preferences_problem = prefs.load()
         self.save_preferences = save_preferences
         self.start = start
@@ -201,6 +204,7 @@ class CantinaApp(OneLineCrash, App[None]):
         live = table if isinstance(table, LiveTable) else LiveTable(table)
         seats = frozenset(i for i, seat in enumerate(live.setup.seats) if seat.human)
         screen = screen_for(Dealer(live, pace=self.pace).start(), Place(seats), owns_dealer=True)
+        self.showing(screen)
         if instead_of is not None and instead_of is self.screen:
             self.switch_screen(screen)
         else:
@@ -210,13 +214,33 @@ class CantinaApp(OneLineCrash, App[None]):
         """Round `number` of `campaign`, played again from its start and moves at the
         table's pace, to watch: nobody is asked and nothing is saved."""
         from cantina.dealer import Dealer, Place
-        from cantina.live import LiveTable
         from screens.game_screens import screen_for
 
-        game, moves = campaign.replay(number)
-        dealer = Dealer(LiveTable(campaign.setup(), game), pace=self.pace, replay=moves)
+        table, moves = campaign.replay_table(number)
+        dealer = Dealer(table, pace=self.pace, replay=moves)
         label = f"Replay of {GAMES[campaign.game].unit} {number}"
         self.push_screen(screen_for(dealer.start(), Place(), label=label, owns_dealer=True))
+
+    def showing(self, table: TableScreen) -> None:
+        """Keep track of a table screen this app shows (to ask before quitting)."""
+        self.tables_open = [t for t in self.tables_open if not t.gone] + [table]
+
+    async def action_quit(self) -> None:
+        """Quit; when a game is under way at a table here, ask first, saying what
+        quitting does to it (lost, saved, or a seat that waits)."""
+        asked = [t.leaving_question() for t in self.tables_open if not t.gone]
+        question = next((q for q in asked if q), None)
+        if question is None:
+            self.exit()
+            return
+        from screens.dialogs import ConfirmScreen
+
+        question = question.replace("Leave the table?", "Quit the cantina?", 1)
+        self.push_screen(ConfirmScreen(question), self._quit_if)
+
+    def _quit_if(self, sure: bool | None) -> None:
+        if sure:
+            self.exit()
 
     def back_at(self, screen: Screen) -> None:
         """A screen outside any table came back into view (the menu, the SSH lobby, the

@@ -279,6 +279,17 @@ class Campaign:
 
     def replay(self, number: int) -> tuple[Game[Any], list[Move]]:
         """Round `number` (finished, or the one in progress) as it began, and its moves."""
+        start, moves = self._round(number)
+        return self.start_game(start), moves
+
+    def replay_table(self, number: int) -> tuple[LiveTable, list[Move]]:
+        """A table set at round `number` as it began (with that round's own seed; no
+        keeper: nothing is saved), and the moves to play on it again."""
+        start, moves = self._round(number)
+        setup = msgspec.structs.replace(self.setup(), seed=start.seed)
+        return LiveTable(setup, self.start_game(start)), moves
+
+    def _round(self, number: int) -> tuple[Start, list[Move]]:
         d = self.data
         records = {r.start.number: (r.start, r.moves) for r in d.finished}
         if d.table is not None:
@@ -287,7 +298,7 @@ class Campaign:
             have = ", ".join(map(str, sorted(records))) or "none yet"
             raise ValueError(f"no {GAMES[d.game].unit} {number} to replay (there are: {have})")
         start, moves = records[number]
-        return self.start_game(start), decode_moves(d.game, moves)
+        return start, decode_moves(d.game, moves)
 
     # --- the keeper of the live table --------------------------------------------------
 

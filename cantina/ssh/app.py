@@ -114,6 +114,7 @@ class HostedApp(CantinaApp):
             return  # already at this table (one screen per table and player)
         place = table.place_of(self.player)
         self.shared_screen = screen_for(table.dealer, place)
+        self.showing(self.shared_screen)
         self.push_screen(self.shared_screen)
         if not place.player:
             self.notify(f"Watching table {table.code}.", markup=False)

@@ -1,0 +1,317 @@
+"""Play that explains itself, at 80 x 24: the result of eight seats fits (and scrolls), the
+result gives the table back and comes back, the log follows the game while open, leaving
+a game under way asks first, the hot-seat hand-off tells the turn everyone saw, no dead
+keys, a cue when a person's turn comes round, the seed and the variants on show."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static
+
+from cantina.app import CantinaApp
+from cantina.games.valdes import ValDesSettings
+from cantina.games.victim import VictimSettings
+from cantina.games.vigo import VigoSettings
+from cantina.lobby import Lobby, Player
+from cantina.pace import Pace
+from cantina.seating import Seat, TableSetup, seats_from_text
+from screens.backroom import table_line
+from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
+from screens.menu import MenuScreen
+from screens.result import ResultScreen
+from screens.table import TableScreen
+from screens.table_widgets import SeatList
+from screens.textual_compat import FooterKey
+
+SIZE = (80, 24)
+EIGHT = "you,Expert,Bold,Cautious,Reckless,Rookie,Loyal,Superstitious"
+
+
+@pytest.fixture(autouse=True)
+def own_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def app_at(game: str, settings, seats: str, seed: int, pace: float = 0) -> CantinaApp:
+    setup = TableSetup(game, settings, seats_from_text(seats), seed)
+    return CantinaApp(start=setup, animation_speed=0, pace=pace, save_preferences=False)
+
+
+def eight_seats() -> CantinaApp:
+    """The table a newcomer tried: eight seats of Vigo's Favor with Vigo's Mercy."""
+    return app_at("vigo", VigoSettings(seats=8, mercy=True), EIGHT, 11)
+
+
+async def until(pilot, ready, limit: int = 600) -> None:
+    for _ in range(limit):
+        await pilot.pause()
+        if ready():
+            return
+    raise AssertionError("it never came")
+
+
+async def to_the_result(pilot, app: CantinaApp) -> None:
+    """Stake 1, then hurry and take the first option of whatever else comes."""
+    await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.awaiting_human)
+    await pilot.press("1")
+    for _ in range(600):
+        await pilot.pause()
+        if isinstance(app.screen, ResultScreen):
+            return
+        if isinstance(app.screen, TableScreen) and app.screen.awaiting_human:
+            await pilot.press("1")
+    raise AssertionError("no result came")
+
+
+def inside(widget, size=SIZE) -> bool:
+    region = widget.region
+    return region.x >= 0 and region.y >= 0 and region.right <= size[0] and region.bottom <= size[1]
+
+
+async def test_the_result_of_eight_seats_fits_and_scrolls():
+    """Every part of the result dialog is on the screen at 80 x 24 with eight seats: the
+    headline, the seed, the buttons; the standings and moments scroll where they do not
+    all fit."""
+    app = eight_seats()
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_result(pilot, app)
+        result = app.screen
+        for part in ("#result", "#headline", "#result-body", "#result-seed", "#again", "#back"):
+            assert inside(result.query_one(part)), part
+        body = result.query_one("#result-body")
+        standings = result.query_one("#standings", Static)
+        assert standings.virtual_region.height == 8  # every seat, to scroll to if need be
+        if body.virtual_size.height > body.size.height:
+            assert body.max_scroll_y > 0
+
+
+def test_snapshot_result_of_eight_seats(snap_compare):
+    async def play(pilot):
+        await to_the_result(pilot, pilot.app)
+
+    assert snap_compare(eight_seats(), terminal_size=SIZE, run_before=play)
+
+
+async def test_the_result_gives_the_table_back_and_comes_back():
+    """Esc on the result shows the table as the game left it, saying which keys bring the
+    result back or play on; `l` on the result opens the whole story, then the result."""
+    app = eight_seats()
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_result(pilot, app)
+        await pilot.press("escape")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, TableScreen)
+        prompt = str(table.query_one("#prompt").render())
+        assert "round is over" in prompt and "r shows the result" in prompt
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("l")
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        assert app.screen.lines[0].startswith("Seed 11: ")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen), "the log closes back to the result"
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is table and table.table.number == 2
+
+
+async def test_the_log_follows_the_game_while_it_is_open():
+    """The log holds the whole game from its first line and grows as the game goes on
+    with it open."""
+    app = app_at("vigo", VigoSettings(seats=3), "Expert,Cautious,Bold", 5, pace=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("l")
+        await pilot.pause()
+        log = app.screen
+        assert isinstance(log, HistoryScreen)
+        table = app.screen_stack[-2]
+        seen = len(log.lines)
+        await until(pilot, lambda: len(log.lines) > seen + 2)
+        assert log.lines == table.log_widget.lines
+        assert log.lines[0].startswith("Seed 5: ")
+
+
+def test_snapshot_the_whole_game_log(snap_compare):
+    async def open_log(pilot):
+        await to_the_result(pilot, pilot.app)
+        await pilot.press("l")  # from the result: the story of the whole round
+        await pilot.pause()
+
+    app = app_at("vigo", VigoSettings(seats=4), "you,Expert,Bold,Cautious", 2)
+    assert snap_compare(app, terminal_size=SIZE, run_before=open_log)
+
+
+async def test_leaving_a_game_under_way_asks_first():
+    """Esc at a table, and ctrl+q anywhere, ask when a game is under way: no stays, yes
+    leaves. Once the game is over, Esc on the table leaves without a question."""
+    app = eight_seats()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.screen.awaiting_human)
+        table = app.screen
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "not over, and it will be lost" in app.screen.question
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is table
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question.startswith("Quit the cantina?")
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is table and app.return_code is None
+        await pilot.press("escape", "y")
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen)
+
+
+async def test_a_game_that_is_over_is_left_without_a_question():
+    app = eight_seats()
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_result(pilot, app)
+        await pilot.press("escape")  # the result gives the table back
+        await pilot.press("escape")  # and the table is left at once
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen)
+
+
+def test_snapshot_leave_confirmation(snap_compare):
+    async def ask(pilot):
+        await until(pilot, lambda: getattr(pilot.app.screen, "awaiting_human", False))
+        await pilot.press("escape")
+        await pilot.pause()
+
+    assert snap_compare(eight_seats(), terminal_size=SIZE, run_before=ask)
+
+
+HOT_SEAT = ("victim", VictimSettings(), "human:Ana,human:Bo,Expert", 3)
+
+
+async def second_hand_off(pilot, app: CantinaApp) -> HandOffScreen:
+    """Play the secret choices of a two-person Victim! table until a hand-off comes after
+    a secret choice was made (the first comes before any)."""
+    handoffs = 0
+    for _ in range(600):
+        await pilot.pause()
+        screen = app.screen
+        if isinstance(screen, HandOffScreen):
+            handoffs += 1
+            if handoffs == 2:
+                return screen
+            await pilot.press("enter")
+        elif isinstance(screen, TableScreen) and screen.awaiting_human:
+            await pilot.press("1")
+    raise AssertionError(f"no hand-off after a turn ({handoffs} seen)")
+
+
+async def test_the_hot_seat_hand_off_tells_the_turn_everyone_saw():
+    """After a secret choice, the next hand-off (which covers the table) tells what
+    everyone saw of that turn: the cards revealed and the battle."""
+    app = app_at(*HOT_SEAT)
+    async with app.run_test(size=SIZE) as pilot:
+        handoff = await second_hand_off(pilot, app)
+        said = "\n".join(handoff.seen)
+        assert "reveals" in said and "Battle:" in said
+        table = app.screen_stack[-2]
+        assert handoff.seen == table.log_widget.lines[-len(handoff.seen) :], (
+            "the lines the table told since the first hand-off"
+        )
+
+
+def test_snapshot_hot_seat_hand_off(snap_compare):
+    async def play(pilot):
+        await second_hand_off(pilot, pilot.app)
+
+    assert snap_compare(app_at(*HOT_SEAT), terminal_size=SIZE, run_before=play)
+
+
+def footer_keys(app: CantinaApp) -> set[str]:
+    return {key.key for key in app.screen.query(FooterKey)}
+
+
+async def test_no_dead_keys_where_nobody_chooses():
+    """At a table where nobody here chooses (only AI seats), the footer offers no
+    choosing and no odds; where a person plays, it does."""
+    watched = app_at("valdes", ValDesSettings(seats=2, ante=1), "Expert,Bold", 4)
+    async with watched.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        keys = footer_keys(watched)
+        assert "1" not in keys and "o" not in keys and "space" in keys
+    played = app_at("valdes", ValDesSettings(seats=2, ante=1), "you,Bold", 4)
+    async with played.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert {"1", "o", "space"} <= footer_keys(played)
+
+
+@pytest.mark.parametrize("bell", [True, False])
+async def test_a_persons_turn_after_ai_turns_is_cued(bell: bool):
+    """When a person's turn comes round after the AI seats have played, the decision bar
+    stands out a moment (with animation on) and, if the player keeps it on, the bell
+    rings."""
+    app = app_at("victim", VictimSettings(), "you,Expert,Treacherous", 11)
+    app.preferences.bell = bell
+    app.animation_speed = 1.0  # the flash is an animation: off with them
+    rung: list[None] = []
+    app.bell = lambda: rung.append(None)  # the terminal's bell, counted
+    async with app.run_test(size=SIZE) as pilot:
+        table = None
+        for _ in range(600):
+            await pilot.pause()
+            screen = app.screen
+            if isinstance(screen, TableScreen) and screen.awaiting_human:
+                if screen.table.moves:  # asked again after the AI seats' moves
+                    table = screen
+                    break
+                await pilot.press("1")
+        assert table is not None
+        assert table.bar.has_class("-cue")
+        assert len(rung) == (1 if bell else 0)
+
+
+async def test_the_table_shows_its_seed_its_variants_and_health_against_the_start():
+    app = app_at("victim", VictimSettings(starting_health=4), "you,Expert,Treacherous", 6)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.screen.awaiting_human)
+        table = app.screen
+        assert table.log_widget.lines[0].startswith("Seed 6: `cantina play victim --seed 6`")
+        assert str(table.query_one("#variants").render()) == "Health 4 · Rematch bonus"
+        assert str(table.query_one("#health-0").render()).endswith(" 4/4")
+    mercy = app_at("vigo", VigoSettings(seats=3, mercy=True), "you,Expert,Bold", 6)
+    async with mercy.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        variants = str(mercy.screen.query_one("#variants").render())
+        assert variants == "Stake limit 5 · Vigo's Mercy"
+
+
+# --- words that ran together ---------------------------------------------------------------
+
+
+async def test_the_longest_role_and_the_bank_stay_apart_in_the_seat_list():
+    """'took the pot' fills the role column: the bank after it was printed as 'potbank'."""
+    seats = SeatList()
+    seats.rows = (("Player 1", "took the pot", "bank  25", False),)
+    text = seats.render().plain
+    assert "took the pot " in text and "potbank" not in text
+
+
+async def test_a_started_table_and_its_creator_stay_apart_in_the_lobby():
+    """'2/2 seats taken, playing' fills its column: the creator after it read 'playingby'."""
+    lobby = Lobby(pace=Pace(beat=0, roll=0))
+    seats = (Seat("Player 1"), Seat("Player 2"))
+    table = lobby.create(
+        TableSetup("valdes", ValDesSettings(seats=2), seats, 7), Player("SHA256:a", "alice")
+    )
+    lobby.join(table, Player("SHA256:b", "bob"))
+    lobby.start(table, table.creator)
+    line = table_line(table).plain
+    try:
+        assert "2/2 seats taken, playing" in line and "playingby" not in line
+        assert line.endswith("by alice")
+    finally:
+        lobby.close_all()
