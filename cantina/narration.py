@@ -43,6 +43,13 @@ class Narrator:
             return "the pot"
         return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat + 1}"
 
+    def names_of(self, seats: Sequence[int]) -> str:
+        """'Ana', 'Ana and Bo', 'Ana, Bo and Cy'."""
+        named = [self.name(seat) for seat in seats]
+        if len(named) < 2:
+            return "".join(named)
+        return f"{', '.join(named[:-1])} and {named[-1]}"
+
     def __call__(self, event: common.Event) -> str | None:
         """One line for `event`, or None for events a reader does not need spelled out."""
         handler = _HANDLERS.get(type(event))
@@ -103,7 +110,11 @@ class Narrator:
         if not e.winners:
             return "It is over, and nobody wins outright."
         verb = "comes" if len(e.winners) == 1 else "come"
-        return f"It is over: {', '.join(self.name(s) for s in e.winners)} {verb} out ahead."
+        line = f"It is over: {self.names_of(e.winners)} {verb} out ahead"
+        if e.losers:
+            lose = "loses" if len(e.losers) == 1 else "lose"
+            line += f"; {self.names_of(e.losers)} {lose}"
+        return line + "."
 
     # --- Vigo's Favor --------------------------------------------------------------------
 
@@ -186,6 +197,13 @@ class Narrator:
             f"a Supporter who has only {e.health} health left."
         )
 
+    def fallen(self, e: victim.Fallen) -> str:
+        victim_ = self.name(e.victim)
+        return (
+            f"Victim {victim_} has no health left: Attacker {self.name(e.attacker)} wins the "
+            f"match, and Victim {victim_} and Supporter {self.name(e.supporter)} both lose it."
+        )
+
     def battle(self, e: victim.BattleResult) -> str:
         if e.hit:
             verdict = "a hit"
@@ -221,5 +239,6 @@ _HANDLERS: dict[type, Callable[[Narrator, Any], str | None]] = {
     victim.AutomaticWin: Narrator.automatic,
     victim.Modified: Narrator.modified,
     victim.NeutralSpared: Narrator.spared,
+    victim.Fallen: Narrator.fallen,
     victim.BattleResult: Narrator.battle,
 }

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cantina.games.dice import ScriptedDice
-from cantina.games.events import Event, Rolled
+from cantina.games.events import Event, GameOver, Rolled
 from cantina.games.table import Action, Game
+from cantina.games.valdes import Call, ValDesGame, ValDesSettings
 from cantina.games.victim import (
     BattleDice,
     BattleResult,
+    Fallen,
     NeutralSpared,
     Plan,
     VictimGame,
@@ -153,3 +155,47 @@ def test_a_first_white_neutral_face_says_it_has_no_effect() -> None:
     game = victim([2, 2, 1, 3, "white"])
     events = act(game, Plan(direction="left", die="neutral"))
     assert "Bo rolls the neutral die: white (no effect)." in told(events)
+
+
+# --- Victim!: the end names the winner and both losers ------------------------------------
+
+
+def test_the_end_of_a_match_names_the_attacker_as_winner_and_victim_and_supporter_as_losers() -> (
+    None
+):
+    """VI-8: Cy, the Victim, falls from 1 to 0, so Ana, the Attacker, wins; Cy and Bo, the
+    Supporter, both lose, though Bo was never hurt. The log says so with the roles."""
+    game = victim([5, 5, 2, 2, "white"], health=1)
+    events = act(game, Plan(direction="left", die="support"))
+    assert events[-2:] == [Fallen(victim=2, attacker=0, supporter=1), GameOver((0,), (2, 1))]
+    assert told(events)[-4:] == [
+        "Battle: Attacker 10 against Victim 4, a hit.",
+        "Cy loses 1 health (lost the battle): 0 left.",
+        "Victim Cy has no health left: Attacker Ana wins the match, and Victim Cy and"
+        " Supporter Bo both lose it.",
+        "It is over: Ana comes out ahead; Cy and Bo lose.",
+    ]
+    assert used_up(game)
+
+
+def test_an_automatic_win_from_two_health_also_names_both_losers() -> None:
+    """VI-4 and VI-8: double six against double one takes two health at once; the match
+    ends the same way, with the Supporter among the losers."""
+    game = victim([6, 6, 1, 1, "white"], health=2)
+    events = act(game, Plan(direction="right", die="neutral"))
+    lines = told(events)
+    assert lines[-2:] == [
+        "Victim Cy has no health left: Attacker Ana wins the match, and Victim Cy and"
+        " Supporter Bo both lose it.",
+        "It is over: Ana comes out ahead; Cy and Bo lose.",
+    ]
+
+
+def test_a_val_des_game_names_its_losers_too() -> None:
+    """VD-6 names no losers, but the game reports the other seats taking part; the line
+    names them after the winner."""
+    game = ValDesGame.new(ValDesSettings(seats=3), ScriptedDice(["red"] * 7))
+    events: list[Event] = []
+    while game.pending is not None:
+        events += act(game, Call("red" if game.pending.seat == 0 else "blue"))
+    assert told(events)[-1] == "It is over: Ana comes out ahead; Bo and Cy lose."

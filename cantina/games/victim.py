@@ -168,6 +168,15 @@ class BattleResult(Event, frozen=True):
     hit: bool
 
 
+class Fallen(Event, frozen=True):
+    """VI-8: the Victim has no health left, so the match ends: the Attacker of this turn
+    wins, and this turn's Victim and Supporter both lose (the Supporter though unhurt)."""
+
+    victim: int
+    attacker: int
+    supporter: int
+
+
 _BATTLE_ROLLS = tuple(
     tuple(Rolled(seat, "d6", face, "battle") for face in range(7)) for seat in range(SEATS)
 )
@@ -186,7 +195,7 @@ class VictimGame(Game[VictimState]):
     game_id = "victim"
     state_type = VictimState
     settings_type = VictimSettings
-    key_moments = (AutomaticWin, GameOver)
+    key_moments = (AutomaticWin, Fallen, GameOver)
     action_type = Plan
     __slots__ = ()
 
@@ -315,6 +324,7 @@ class VictimGame(Game[VictimState]):
             state.result = VictimResult(
                 winner=attacker, losers=(victim, supporter), turns=state.turn, victim=victim
             )
+            events.append(Fallen(victim, attacker, supporter))
             events.append(GameOver(winners=(attacker,), losers=(victim, supporter)))
             return
         # VI-9: Victim and Supporter swap, then every role moves one seat clockwise.
