@@ -132,6 +132,13 @@ class Narrator:
         who = ", ".join(self.name(s) for s in e.seats)
         return f"No split: {who} roll again at a stake of {e.stake}."
 
+    def vigo_short(self, e: vigo.VigoShort) -> str:
+        had = f"only {e.paid}" if e.paid else "nothing"
+        return (
+            f"{self.name(e.vigo)}, the Vigo, owes {e.due} (one stake per survivor) but had "
+            f"{had}, so {self.names_of(e.seats)} split the pot at once, without a vote."
+        )
+
     def challenged(self, e: vigo.Challenged) -> str:
         return f"{self.name(e.seat)} challenges fate instead of claiming."
 
@@ -226,6 +233,7 @@ _HANDLERS: dict[type, Callable[[Narrator, Any], str | None]] = {
     vigo.InFavor: Narrator.in_favor,
     vigo.Voted: Narrator.voted,
     vigo.RollAgain: Narrator.roll_again,
+    vigo.VigoShort: Narrator.vigo_short,
     vigo.Challenged: Narrator.challenged,
     vigo.Raised: Narrator.raised,
     vigo.TitlePassed: Narrator.title,

@@ -22,6 +22,7 @@ from cantina.games.victim import (
     VictimGame,
     VictimSettings,
 )
+from cantina.games.vigo import SetStake, VigoGame, VigoSettings, VigoShort, Voted
 from cantina.narration import Narrator
 from cantina.pace import Pace
 
@@ -199,3 +200,44 @@ def test_a_val_des_game_names_its_losers_too() -> None:
     while game.pending is not None:
         events += act(game, Call("red" if game.pending.seat == 0 else "blue"))
     assert told(events)[-1] == "It is over: Ana comes out ahead; Bo and Cy lose."
+
+
+# --- Vigo's Favor: a split without a vote (VF-9) ------------------------------------------
+
+
+def vigo(script: list[str], banks: list[int]) -> VigoGame:
+    """A round with Ana as the Vigo and scripted cubes (the favor first)."""
+    return VigoGame.new(VigoSettings(seats=len(banks)), ScriptedDice(script), banks=banks)
+
+
+def test_a_vigo_short_of_one_stake_per_survivor_pays_what_it_has_and_the_split_says_why() -> None:
+    """VF-9: Bo and Cy survive a stake of 2, so Ana owes 4 but has 1: she pays it, and they
+    split the pot at once. Nobody voted; the log says why there was no vote."""
+    game = vigo(["red", "red", "red"], banks=[1, 10, 10])
+    events = act(game, SetStake(2))
+    assert VigoShort(vigo=0, due=4, paid=1, seats=(1, 2)) in events
+    assert not [e for e in events if isinstance(e, Voted)]
+    lines = told(events)
+    start = lines.index("Ana puts 1 credit into the pot (one stake per survivor).")
+    assert lines[start + 1 :] == [
+        "Ana, the Vigo, owes 4 (one stake per survivor) but had only 1, so Bo and Cy split"
+        " the pot at once, without a vote.",
+        "Bo takes 2 credits from the pot (split).",
+        "Cy takes 2 credits from the pot (split).",
+        "Ana takes 1 credit from the pot (split remainder).",
+        "It is over: Bo and Cy come out ahead.",
+        "The title of Vigo passes to Bo.",
+    ]
+    assert used_up(game)
+
+
+def test_a_broke_vigo_pays_nothing_and_the_survivors_still_split_without_a_vote() -> None:
+    """VF-9 with an empty bank: no payment to tell, the reason is still told."""
+    game = vigo(["blue", "blue", "blue", "blue"], banks=[0, 5, 5, 5])
+    events = act(game, SetStake(1))
+    assert VigoShort(vigo=0, due=3, paid=0, seats=(1, 2, 3)) in events
+    assert (
+        "Ana, the Vigo, owes 3 (one stake per survivor) but had nothing, so Bo, Cy and Di"
+        " split the pot at once, without a vote." in told(events)
+    )
+    assert game.state.banks == [0, 5, 5, 5]

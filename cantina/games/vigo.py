@@ -140,6 +140,16 @@ class RollAgain(Event, frozen=True):
     stake: int
 
 
+class VigoShort(Event, frozen=True):
+    """VF-9: the Vigo owes `due` (one stake per survivor) but has only `paid`, pays that,
+    and the survivors `seats` split the pot at once, without a vote."""
+
+    vigo: int
+    due: int
+    paid: int
+    seats: tuple[int, ...]
+
+
 class Challenged(Event, frozen=True):
     seat: int
 
@@ -210,7 +220,7 @@ class VigoGame(Game[VigoState]):
     game_id = "vigo"
     state_type = VigoState
     settings_type = VigoSettings
-    key_moments = (Challenged, RollAgain, TitlePassed, Eliminated, GameOver)
+    key_moments = (Challenged, RollAgain, VigoShort, TitlePassed, Eliminated, GameOver)
     action_type = VigoAction
 
     __slots__ = ()
@@ -383,7 +393,9 @@ class VigoGame(Game[VigoState]):
             return
         due = s.stake * len(survivors)
         if s.banks[s.vigo] < due:
-            self._pay(s.vigo, POT, s.banks[s.vigo], "one stake per survivor", events)
+            paid = s.banks[s.vigo]
+            self._pay(s.vigo, POT, paid, "one stake per survivor", events)
+            events.append(VigoShort(s.vigo, due, paid, tuple(survivors)))
             self._split(events)
             return
         self._pay(s.vigo, POT, due, "one stake per survivor", events)
