@@ -95,7 +95,11 @@ class Narrator:
         return f"{source} pays {target} {credits} ({e.why})."
 
     def sat_out(self, e: common.SatOut) -> str:
-        return f"{self.name(e.seat)} sits this one out: {e.why}."
+        who = f"{self.name(e.seat)} sits this {e.span} out"
+        if e.ante > e.bank:  # for want of credits (VF-2, VD-6): say how short it fell
+            bank = f"a bank of {e.bank}" if e.bank else "an empty bank"
+            return f"{who}: {bank} cannot cover the ante of {e.ante}."
+        return f"{who}: {e.why}."
 
     def eliminated(self, e: common.Eliminated) -> str:
         return f"{self.name(e.seat)} is out ({e.why})."

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cantina.games.dice import ScriptedDice
-from cantina.games.events import Event, GameOver, Rolled
+from cantina.games.events import Event, GameOver, Rolled, SatOut
 from cantina.games.table import Action, Game
 from cantina.games.valdes import Call, ValDesGame, ValDesSettings
 from cantina.games.victim import (
@@ -241,3 +241,33 @@ def test_a_broke_vigo_pays_nothing_and_the_survivors_still_split_without_a_vote(
         " split the pot at once, without a vote." in told(events)
     )
     assert game.state.banks == [0, 5, 5, 5]
+
+
+# --- sitting out for want of credits (VF-2, VD-6) -----------------------------------------
+
+
+def test_a_vigo_player_who_cannot_cover_the_ante_is_told_to_sit_the_round_out_and_why() -> None:
+    """VF-2: the ante is the stake; Bo's 2 credits and Cy's empty bank cannot cover 3."""
+    game = vigo(["red", "red"], banks=[20, 2, 0, 5])
+    events = act(game, SetStake(3))
+    assert SatOut(1, "cannot cover the ante", ante=3, bank=2, span="round") in events
+    lines = told(events)
+    assert "Bo sits this round out: a bank of 2 cannot cover the ante of 3." in lines
+    assert "Cy sits this round out: an empty bank cannot cover the ante of 3." in lines
+    assert lines.index("Ana, the Vigo, sets the stake at 3.") < lines.index(
+        "Bo sits this round out: a bank of 2 cannot cover the ante of 3."
+    )
+
+
+def test_a_val_des_seat_that_cannot_cover_the_ante_is_told_to_sit_the_game_out_and_why() -> None:
+    """VD-6: the whole game, not a set; told among the opening events, before set 1."""
+    game = ValDesGame.new(
+        ValDesSettings(seats=4, ante=2), ScriptedDice(["red"] * 7), banks=[5, 1, 2, 5]
+    )
+    assert told(game.opening_events) == [
+        "Ana puts 2 credits into the pot (ante).",
+        "Bo sits this game out: a bank of 1 cannot cover the ante of 2.",
+        "Cy puts 2 credits into the pot (ante).",
+        "Di puts 2 credits into the pot (ante).",
+        "Set 1: Cy shakes the cup.",
+    ]

@@ -26,6 +26,8 @@ from cantina.games.table import Action, Decision, Game, Kind, checked
 
 MAX_RAISE = 3
 """A challenge raise is 1, 2 or 3 stakes (VF-6)."""
+NO_ANTE = "cannot cover the ante"
+"""Why a player sits a round out (VF-2), as `SatOut` reports it."""
 
 Phase = Literal["stake", "mercy", "claim", "raise", "vote", "over"]
 Outcome = Literal["no survivors", "claim", "challenge won", "challenge lost", "split"]
@@ -355,7 +357,7 @@ class VigoGame(Game[VigoState]):
                 self._pay(seat, POT, stake, "ante", events)
                 s.order.append(seat)
             else:
-                events.append(SatOut(seat, "cannot cover the ante"))
+                events.append(SatOut(seat, NO_ANTE, stake, s.banks[seat], "round"))
         s.to_roll = list(s.order)
         self._seek(events)
 
