@@ -7,7 +7,7 @@ them in a UI must render them as text, not markup.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from cantina.games import events as common
@@ -26,6 +26,14 @@ NEUTRAL_FACES = {
     "white": "no effect",
 }
 """What a first roll of the Neutral die does (VI-6); it never touches a battle total."""
+
+
+def counted(line: str, times: int) -> str:
+    """`line` with how many times it happened, when more than once: 'No split: … (6 times).'"""
+    if times < 2:
+        return line
+    body, end = (line[:-1], line[-1]) if line[-1:] in ".!" else (line, "")
+    return f"{body} ({times} times){end}"
 
 
 class Narrator:
@@ -54,6 +62,10 @@ class Narrator:
         """One line for `event`, or None for events a reader does not need spelled out."""
         handler = _HANDLERS.get(type(event))
         return handler(self, event) if handler else None
+
+    def moments(self, moments: Iterable[tuple[common.Event, int]]) -> list[str]:
+        """A result's key moments, each (event, times) told once with its count."""
+        return [counted(line, times) for event, times in moments if (line := self(event))]
 
     # --- shared events -------------------------------------------------------------------
 
