@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import random
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
@@ -45,6 +45,13 @@ class Keeper(Protocol):
 
     def status(self, table: LiveTable) -> str:
         """Where the series stands, for the table's status line."""
+
+
+class Moment(NamedTuple):
+    """A key moment of a game, and how many times the same thing happened in it."""
+
+    event: Event
+    times: int = 1
 
 
 class LiveTable:
@@ -149,10 +156,16 @@ class LiveTable:
     def status(self) -> str:
         return self.keeper.status(self) if self.keeper is not None else ""
 
-    def key_moments(self) -> list[Event]:
-        """The events of this game a result recalls, the same for every viewer."""
+    def key_moments(self) -> list[Moment]:
+        """The events of this game a result recalls, the same for every viewer: each one
+        once, where it first happened, with how many times it did (a vote that fails six
+        times over is one moment, not six)."""
         kinds = type(self.game).key_moments
-        return [event for event in self.log if isinstance(event, kinds)]
+        moments: dict[Event, int] = {}
+        for event in self.log:
+            if isinstance(event, kinds):
+                moments[event] = moments.get(event, 0) + 1
+        return [Moment(event, times) for event, times in moments.items()]
 
     def state_at(self, shown: int) -> Any:
         """The game's state as a viewer who has been shown the first `shown` events of

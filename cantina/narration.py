@@ -7,7 +7,7 @@ them in a UI must render them as text, not markup.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from cantina.games import events as common
@@ -15,6 +15,25 @@ from cantina.games import valdes, victim, vigo
 from cantina.games.dice import Colour
 
 CALL_WORD = valdes.CALL_NAMES
+SUPPORT_FACES = {
+    "green": "add half a d12, rounded down",
+    "red": "take off half a d12, rounded up",
+    "white": "no effect",
+}
+"""What a face of the Support or Sabotage die does (VI-5)."""
+NEUTRAL_FACES = {
+    "red": "roll it once more",
+    "white": "no effect",
+}
+"""What a first roll of the Neutral die does (VI-6); it never touches a battle total."""
+
+
+def counted(line: str, times: int) -> str:
+    """`line` with how many times it happened, when more than once: 'No split: … (6 times).'"""
+    if times < 2:
+        return line
+    body, end = (line[:-1], line[-1]) if line[-1:] in ".!" else (line, "")
+    return f"{body} ({times} times){end}"
 
 
 class Narrator:
@@ -32,10 +51,21 @@ class Narrator:
             return "the pot"
         return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat + 1}"
 
+    def names_of(self, seats: Sequence[int]) -> str:
+        """'Ana', 'Ana and Bo', 'Ana, Bo and Cy'."""
+        named = [self.name(seat) for seat in seats]
+        if len(named) < 2:
+            return "".join(named)
+        return f"{', '.join(named[:-1])} and {named[-1]}"
+
     def __call__(self, event: common.Event) -> str | None:
         """One line for `event`, or None for events a reader does not need spelled out."""
         handler = _HANDLERS.get(type(event))
         return handler(self, event) if handler else None
+
+    def moments(self, moments: Iterable[tuple[common.Event, int]]) -> list[str]:
+        """A result's key moments, each (event, times) told once with its count."""
+        return [counted(line, times) for event, times in moments if (line := self(event))]
 
     # --- shared events -------------------------------------------------------------------
 
@@ -55,7 +85,13 @@ class Narrator:
             case "initiative" | "initiative re-roll":
                 return f"{who} rolls {e.face} for first Attacker."
             case "battle":
-                return None  # summed up by BattleResult
+                return None  # all four told in one line by the BattleDice after them
+            case "support" if e.face in SUPPORT_FACES:
+                return f"{who} rolls the {e.die} die: {e.face} ({SUPPORT_FACES[str(e.face)]})."
+            case "neutral" if e.face in NEUTRAL_FACES:
+                return f"{who} rolls the neutral die: {e.face} ({NEUTRAL_FACES[str(e.face)]})."
+            case "neutral again":
+                return f"{who} rolls the neutral die again: {e.face}."
             case "add half" | "subtract half":
                 return f"{who} rolls the d12: {e.face}."
             case _:
@@ -71,7 +107,11 @@ class Narrator:
         return f"{source} pays {target} {credits} ({e.why})."
 
     def sat_out(self, e: common.SatOut) -> str:
-        return f"{self.name(e.seat)} sits this one out: {e.why}."
+        who = f"{self.name(e.seat)} sits this {e.span} out"
+        if e.ante > e.bank:  # for want of credits (VF-2, VD-6): say how short it fell
+            bank = f"a bank of {e.bank}" if e.bank else "an empty bank"
+            return f"{who}: {bank} cannot cover the ante of {e.ante}."
+        return f"{who}: {e.why}."
 
     def eliminated(self, e: common.Eliminated) -> str:
         return f"{self.name(e.seat)} is out ({e.why})."
@@ -86,7 +126,11 @@ class Narrator:
         if not e.winners:
             return "It is over, and nobody wins outright."
         verb = "comes" if len(e.winners) == 1 else "come"
-        return f"It is over: {', '.join(self.name(s) for s in e.winners)} {verb} out ahead."
+        line = f"It is over: {self.names_of(e.winners)} {verb} out ahead"
+        if e.losers:
+            lose = "loses" if len(e.losers) == 1 else "lose"
+            line += f"; {self.names_of(e.losers)} {lose}"
+        return line + "."
 
     # --- Vigo's Favor --------------------------------------------------------------------
 
@@ -103,6 +147,13 @@ class Narrator:
     def roll_again(self, e: vigo.RollAgain) -> str:
         who = ", ".join(self.name(s) for s in e.seats)
         return f"No split: {who} roll again at a stake of {e.stake}."
+
+    def vigo_short(self, e: vigo.VigoShort) -> str:
+        had = f"only {e.paid}" if e.paid else "nothing"
+        return (
+            f"{self.name(e.vigo)}, the Vigo, owes {e.due} (one stake per survivor) but had "
+            f"{had}, so {self.names_of(e.seats)} split the pot at once, without a vote."
+        )
 
     def challenged(self, e: vigo.Challenged) -> str:
         return f"{self.name(e.seat)} challenges fate instead of claiming."
@@ -141,6 +192,13 @@ class Narrator:
             f"{self.name(e.seat)} reveals {e.direction}, {e.die}: aimed at {self.name(e.target)}."
         )
 
+    def battle_dice(self, e: victim.BattleDice) -> str:
+        (a1, a2), (v1, v2) = e.attacker_dice, e.victim_dice
+        return (
+            f"Attacker {self.name(e.attacker)} rolls {a1} and {a2} ({a1 + a2}); "
+            f"Victim {self.name(e.victim)} rolls {v1} and {v2} ({v1 + v2})."
+        )
+
     def automatic(self, e: victim.AutomaticWin) -> str:
         why = " and ".join(
             w
@@ -150,14 +208,32 @@ class Narrator:
             )
             if hit
         )
-        return f"Automatic win for the Attacker: {why}!"
+        return f"Automatic win for the Attacker: {why}! No Support or Sabotage die can change that."
 
     def modified(self, e: victim.Modified) -> str:
         sign = "+" if e.delta >= 0 else ""
         return f"{self.possessive(e.target)} total {sign}{e.delta}, now {e.total}."
 
+    def spared(self, e: victim.NeutralSpared) -> str:
+        return (
+            f"Red twice, yet {self.name(e.seat)} takes no damage: the Neutral die never hurts "
+            f"a Supporter who has only {e.health} health left."
+        )
+
+    def fallen(self, e: victim.Fallen) -> str:
+        victim_ = self.name(e.victim)
+        return (
+            f"Victim {victim_} has no health left: Attacker {self.name(e.attacker)} wins the "
+            f"match, and Victim {victim_} and Supporter {self.name(e.supporter)} both lose it."
+        )
+
     def battle(self, e: victim.BattleResult) -> str:
-        verdict = "a hit" if e.hit else "no hit"
+        if e.hit:
+            verdict = "a hit"
+        elif e.attacker_total == e.victim_total:
+            verdict = "no hit (a tie is not enough)"
+        else:
+            verdict = "no hit"
         return f"Battle: Attacker {e.attacker_total} against Victim {e.victim_total}, {verdict}."
 
 
@@ -173,6 +249,7 @@ _HANDLERS: dict[type, Callable[[Narrator, Any], str | None]] = {
     vigo.InFavor: Narrator.in_favor,
     vigo.Voted: Narrator.voted,
     vigo.RollAgain: Narrator.roll_again,
+    vigo.VigoShort: Narrator.vigo_short,
     vigo.Challenged: Narrator.challenged,
     vigo.Raised: Narrator.raised,
     vigo.TitlePassed: Narrator.title,
@@ -182,7 +259,10 @@ _HANDLERS: dict[type, Callable[[Narrator, Any], str | None]] = {
     victim.RolesSet: Narrator.roles,
     victim.Planned: Narrator.planned,
     victim.Revealed: Narrator.revealed,
+    victim.BattleDice: Narrator.battle_dice,
     victim.AutomaticWin: Narrator.automatic,
     victim.Modified: Narrator.modified,
+    victim.NeutralSpared: Narrator.spared,
+    victim.Fallen: Narrator.fallen,
     victim.BattleResult: Narrator.battle,
 }

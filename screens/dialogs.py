@@ -14,6 +14,9 @@ from textual.widgets import Button, Footer, Input, RichLog, Static
 
 from screens.stylesheets import stylesheets
 
+HAND_OFF_TEXT_WIDTH = 66
+"""The cells a line of the hand-off's text gets: its width of 72, less border and padding."""
+
 
 class HandOffScreen(ModalScreen[bool]):
     """Hot-seat: hides the table until the named player has the keyboard, so a secret

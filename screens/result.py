@@ -59,7 +59,8 @@ class ResultScreen(ModalScreen[str | None]):
         self.rows = list(standings)
         self.seed = seed
         self.moments = table.key_moments()
-        """Read from the table's log: the same for every viewer of the table."""
+        """Read from the table's log: the same for every viewer of the table, each moment
+        once with how many times it happened."""
 
     def compose(self) -> ComposeResult:
         narrate = Narrator(self.setup.names)
@@ -67,7 +68,7 @@ class ResultScreen(ModalScreen[str | None]):
             yield Static(Content(self.headline), id="headline")
             with VerticalScroll(id="result-body"):
                 yield Static(Content("\n").join(self.rows), id="standings")
-                lines = [line for line in map(narrate, self.moments) if line][-MOMENTS_SHOWN:]
+                lines = narrate.moments(self.moments)[-MOMENTS_SHOWN:]
                 if lines:
                     yield Static(Content("Key moments:\n" + "\n".join(lines)), id="moments")
             if self.seed:

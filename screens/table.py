@@ -33,8 +33,9 @@ from cantina.games.events import Event
 from cantina.games.table import Action, Decision, Game, IllegalAction, Kind
 from cantina.live import LiveTable
 from cantina.narration import Narrator
-from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
+from screens.dialogs import HAND_OFF_TEXT_WIDTH, ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.dice import Die
+from screens.drawing import wrap_plain
 from screens.footer import TableFooter
 from screens.result import AGAIN, BACK, LOG, ResultScreen
 from screens.services import UsesApp
@@ -44,7 +45,8 @@ from screens.table_widgets import DecisionBar, Line, NarrationLog
 
 MAX_OPTIONS = 9
 HAND_OFF_LINES = 12
-"""The most lines of what happened a hot-seat hand-off tells (it fits 80 x 24)."""
+"""The most rows (lines as wrapped) of what happened a hot-seat hand-off tells, so it
+fits 80 x 24 with its button."""
 CUE_SECONDS = 0.6
 """How long the decision bar stands out when a person's turn comes after AI turns."""
 YIELDS_FOR_REDRAW = 3
@@ -373,7 +375,14 @@ class TableScreen(UsesApp, Screen[None]):
         the next one, which covers the table: its last lines, as many as fit."""
         told = [line for line in map(self.narrate, self.table.log[self._handed_off_at :]) if line]
         self._handed_off_at = len(self.table.log)
-        return told[-HAND_OFF_LINES:]
+        kept: list[str] = []
+        rows = 0
+        for line in reversed(told):  # counted as wrapped, so the button still fits 24 rows
+            rows += len(wrap_plain(line, HAND_OFF_TEXT_WIDTH))
+            if rows > HAND_OFF_LINES:
+                break
+            kept.append(line)
+        return kept[::-1]
 
     def settings_line(self) -> str:
         """The table's settings and the variants in force, in a line, from the registry:

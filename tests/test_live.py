@@ -8,11 +8,21 @@ from typing import Any
 import pytest
 
 from cantina.games import GAMES
-from cantina.games.dice import Dice
-from cantina.games.events import POT, Event, GameOver, HealthChanged, Scored, Transfer
+from cantina.games.dice import Dice, ScriptedDice
+from cantina.games.events import (
+    POT,
+    Eliminated,
+    Event,
+    GameOver,
+    HealthChanged,
+    Scored,
+    Transfer,
+)
 from cantina.games.table import Game, IllegalAction, Move, play_moves
 from cantina.games.victim import VictimSettings
-from cantina.live import LiveTable
+from cantina.games.vigo import Claim, RollAgain, SetStake, TitlePassed, VigoGame, VigoSettings, Vote
+from cantina.live import LiveTable, Moment
+from cantina.narration import Narrator
 from cantina.seating import TableSetup, seats_from_text
 
 
@@ -233,7 +243,7 @@ class RecordingKeeper:
 @pytest.mark.parametrize(("game_id", "mercy"), KINDS)
 def test_key_moments_are_the_games_own_in_log_order(game_id: str, mercy: bool) -> None:
     """`key_moments()` holds every event of the game's key-moment types and nothing else, in
-    the order of the log, and only the current game's."""
+    the order of the log (each distinct one once, counted), and only the current game's."""
     kinds = GAMES[game_id].key_moments
     seen: set[type] = set()
     for seed in range(20):
@@ -241,11 +251,13 @@ def test_key_moments_are_the_games_own_in_log_order(game_id: str, mercy: bool) -
         rng = random.Random(seed)
         for _ in range(2):
             play_randomly(table, rng)
-            moments = table.key_moments()
+            moments = [moment.event for moment in table.key_moments()]
             where = [i for i, event in enumerate(table.log) if isinstance(event, kinds)]
-            assert moments == [table.log[i] for i in where]
+            firsts = [table.log[i] for i in where if table.log[i] not in table.log[:i]]
+            assert moments == firsts, "each moment once, where it first happened"
+            assert sum(moment.times for moment in table.key_moments()) == len(where)
             assert all(type(event) in kinds for event in moments)
-            assert isinstance(moments[-1], kinds) and any(isinstance(e, GameOver) for e in moments)
+            assert any(isinstance(e, GameOver) for e in moments)
             seen.update(type(event) for event in moments)
             table.next_game()
             assert table.key_moments() == [], "the last game's moments went with it"
@@ -276,3 +288,30 @@ def test_next_game_begins_a_new_story(game_id: str) -> None:
     assert decision is not None
     table.submit(decision.seat, decision.options[0])
     assert table.steps == [0, len(opening)] and len(table.moves) == 1
+
+
+def test_a_moment_repeated_is_one_moment_with_its_count() -> None:
+    """Two survivors who refuse to split six times over are one key moment, counted, at the
+    place it first happened; the result dialog tells it once: 'No split: … (6 times).'"""
+    # the favor, both players red, five more passes both red, then Cy misses
+    script = ["red", "red", "red"] + ["red", "red"] * 5 + ["red", "blue"]
+    game = VigoGame.new(VigoSettings(seats=3), ScriptedDice(script))
+    table = LiveTable(setup_of("vigo", 1, seats="you,you,you"), game)
+    table.submit(0, SetStake(1))
+    for _ in range(6):
+        table.submit(1, Vote(split=False))
+    table.submit(1, Claim())
+    assert table.game.pending is None
+    moments = table.key_moments()
+    assert moments == [
+        Moment(RollAgain((1, 2), 1), 6),
+        Moment(Eliminated(2, "missed the favor")),
+        Moment(GameOver((1,))),
+        Moment(TitlePassed(0, 1)),
+    ]
+    assert Narrator(["Ana", "Bo", "Cy"]).moments(moments) == [
+        "No split: Bo, Cy roll again at a stake of 1 (6 times).",
+        "Cy is out (missed the favor).",
+        "It is over: Bo comes out ahead.",
+        "The title of Vigo passes to Bo.",
+    ]

@@ -253,7 +253,7 @@ def test_vd6_ante_paid_and_winner_takes_pot() -> None:
 def test_vd6_short_bank_sits_out() -> None:
     """VD-6: a seat that cannot cover the ante sits the whole game out, untouched."""
     game = scripted([R] * 7, seats=4, ante=2, banks=[5, 1, 2, 5])
-    assert SatOut(1, "cannot cover the ante") in game.opening_events
+    assert SatOut(1, "cannot cover the ante", ante=2, bank=1, span="game") in game.opening_events
     assert game.state.players == [0, 2, 3]
     assert game.state.banks == [3, 1, 0, 3] and game.state.pot == 6
     sets = play_pattern(game, {0: "RRRRRRR", 2: "BBBBBBB", 3: "BBBBBBB"})

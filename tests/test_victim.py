@@ -24,6 +24,7 @@ from cantina.games.victim import (
     SUPPORT_DIE,
     AutomaticWin,
     BattleResult,
+    Fallen,
     Modified,
     Plan,
     Planned,
@@ -371,11 +372,13 @@ def test_vi7_only_a_strictly_greater_attack_hits(
 
 
 def test_vi8_victim_at_zero_ends_the_game_for_that_turns_attacker() -> None:
-    """Victim 2 drops from 1 to 0: Attacker 0 wins; Victim 2 and Supporter 1 lose."""
+    """Victim 2 drops from 1 to 0: Attacker 0 wins; Victim 2 and Supporter 1 lose (Fallen
+    says so with the roles, before the GameOver every game reports)."""
     game = table([6, 5, 2, 2, "white"], health=(3, 2, 1), turn=9)
     events = play(game, "left", "sabotage")
-    assert events[-2:] == [
+    assert events[-3:] == [
         HealthChanged(2, -1, 0, "lost the battle"),
+        Fallen(victim=2, attacker=0, supporter=1),
         GameOver(winners=(0,), losers=(2, 1)),
     ]
     assert only(events, RolesSet) == []  # no rotation after the last turn

@@ -105,7 +105,7 @@ def test_vf2_stake_from_one_to_the_limit_and_short_banks_sit_out():
     game = table([R, R, R], seats=4, banks=[10, 3, 2, 5], stake_limit=3)
     assert game.pending.options == (SetStake(1), SetStake(2), SetStake(3))
     events = act(game, SetStake(3))
-    assert SatOut(2, "cannot cover the ante") in events
+    assert SatOut(2, "cannot cover the ante", ante=3, bank=2, span="round") in events
     assert game.state.order == [1, 3]
     assert not any(isinstance(e, Rolled) and e.seat == 2 for e in events)
     with pytest.raises(IllegalAction):
@@ -241,7 +241,7 @@ def test_vf11_title_passes_to_the_first_player_who_rolled():
     """VF-11: the next Vigo is the first player who rolled, skipping a seat that sat out."""
     game = table([R, B, B], seats=4, banks=[20, 0, 20, 20], vigo=0)
     events = act(game, SetStake(1))
-    assert SatOut(1, "cannot cover the ante") in events
+    assert SatOut(1, "cannot cover the ante", ante=1, bank=0, span="round") in events
     assert game.result.next_vigo == 2
     nxt = game.next_round()
     assert nxt.state.vigo == 2 and nxt.state.round == 2

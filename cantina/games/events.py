@@ -39,10 +39,16 @@ class Transfer(Event, frozen=True):
 
 
 class SatOut(Event, frozen=True):
-    """A seat takes no part, for example because its bank cannot cover the ante."""
+    """A seat takes no part, for example because its bank cannot cover the ante.
+
+    For want of credits, `ante` and `bank` say how short it fell and `span` what it sits
+    out ("round", "game"), so the log can say why without the reader doing sums."""
 
     seat: int
     why: str
+    ante: int = 0
+    bank: int = 0
+    span: str = "one"
 
 
 class Eliminated(Event, frozen=True):

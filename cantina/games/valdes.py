@@ -230,7 +230,7 @@ class ValDesGame(Game[ValDesState]):
                     pot += ante
                     events.append(Transfer(seat, POT, ante, "ante"))
             else:
-                events.append(SatOut(seat, "cannot cover the ante"))
+                events.append(SatOut(seat, "cannot cover the ante", ante, banks[seat], "game"))
         if len(players) < 2:
             raise ValueError(
                 f"Val-Des needs two seats that can cover the ante of {ante}; "

@@ -127,6 +127,16 @@ class Revealed(Event, frozen=True):
     target: int
 
 
+class BattleDice(Event, frozen=True):
+    """Both sides' battle dice, as thrown, before any support: one summary of the four
+    `Rolled(..., why="battle")` events just before it (VI-4)."""
+
+    attacker: int
+    attacker_dice: tuple[int, int]
+    victim: int
+    victim_dice: tuple[int, int]
+
+
 class AutomaticWin(Event, frozen=True):
     """The battle went to the Attacker on the dice alone (VI-4)."""
 
@@ -142,12 +152,29 @@ class Modified(Event, frozen=True):
     total: int
 
 
+class NeutralSpared(Event, frozen=True):
+    """The Neutral die showed red twice, but the Supporter has only `health` (1) left, and
+    the Neutral die never takes that last point (VI-6)."""
+
+    seat: int
+    health: int
+
+
 class BattleResult(Event, frozen=True):
     """The totals after support; `hit` means the Victim loses a health (VI-7 or VI-4)."""
 
     attacker_total: int
     victim_total: int
     hit: bool
+
+
+class Fallen(Event, frozen=True):
+    """VI-8: the Victim has no health left, so the match ends: the Attacker of this turn
+    wins, and this turn's Victim and Supporter both lose (the Supporter though unhurt)."""
+
+    victim: int
+    attacker: int
+    supporter: int
 
 
 _BATTLE_ROLLS = tuple(
@@ -168,7 +195,7 @@ class VictimGame(Game[VictimState]):
     game_id = "victim"
     state_type = VictimState
     settings_type = VictimSettings
-    key_moments = (AutomaticWin, GameOver)
+    key_moments = (AutomaticWin, Fallen, GameOver)
     action_type = Plan
     __slots__ = ()
 
@@ -256,6 +283,7 @@ class VictimGame(Game[VictimState]):
         a1, a2, v1, v2 = dice.d6(), dice.d6(), dice.d6(), dice.d6()
         attacker_rolls, victim_rolls = _BATTLE_ROLLS[attacker], _BATTLE_ROLLS[victim]
         events += (attacker_rolls[a1], attacker_rolls[a2], victim_rolls[v1], victim_rolls[v2])
+        events.append(BattleDice(attacker, (a1, a2), victim, (v1, v2)))
         attack, defence = a1 + a2, v1 + v2
         double_six = a1 == a2 == 6
         double_one = v1 == v2 == 1
@@ -296,6 +324,7 @@ class VictimGame(Game[VictimState]):
             state.result = VictimResult(
                 winner=attacker, losers=(victim, supporter), turns=state.turn, victim=victim
             )
+            events.append(Fallen(victim, attacker, supporter))
             events.append(GameOver(winners=(attacker,), losers=(victim, supporter)))
             return
         # VI-9: Victim and Supporter swap, then every role moves one seat clockwise.
@@ -373,5 +402,9 @@ def _roll_neutral(dice: Dice, health: list[int], supporter: int, events: list[Ev
         return
     face = dice.face(NEUTRAL_DIE)
     events.append(Rolled(supporter, "neutral", face, "neutral again"))
-    if face == "red" and health[supporter] > 1:
+    if face != "red":
+        return
+    if health[supporter] > 1:
         _wound(health, supporter, events, NEUTRAL_WOUND)
+    else:
+        events.append(NeutralSpared(supporter, health[supporter]))

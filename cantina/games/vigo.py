@@ -26,6 +26,8 @@ from cantina.games.table import Action, Decision, Game, Kind, StartingBank, chec
 
 MAX_RAISE = 3
 """A challenge raise is 1, 2 or 3 stakes (VF-6)."""
+NO_ANTE = "cannot cover the ante"
+"""Why a player sits a round out (VF-2), as `SatOut` reports it."""
 
 Phase = Literal["stake", "mercy", "claim", "raise", "vote", "over"]
 Outcome = Literal["no survivors", "claim", "challenge won", "challenge lost", "split"]
@@ -140,6 +142,16 @@ class RollAgain(Event, frozen=True):
     stake: int
 
 
+class VigoShort(Event, frozen=True):
+    """VF-9: the Vigo owes `due` (one stake per survivor) but has only `paid`, pays that,
+    and the survivors `seats` split the pot at once, without a vote."""
+
+    vigo: int
+    due: int
+    paid: int
+    seats: tuple[int, ...]
+
+
 class Challenged(Event, frozen=True):
     seat: int
 
@@ -210,7 +222,7 @@ class VigoGame(Game[VigoState]):
     game_id = "vigo"
     state_type = VigoState
     settings_type = VigoSettings
-    key_moments = (Challenged, RollAgain, TitlePassed, Eliminated, GameOver)
+    key_moments = (Challenged, RollAgain, VigoShort, TitlePassed, Eliminated, GameOver)
     action_type = VigoAction
 
     __slots__ = ()
@@ -345,7 +357,7 @@ class VigoGame(Game[VigoState]):
                 self._pay(seat, POT, stake, "ante", events)
                 s.order.append(seat)
             else:
-                events.append(SatOut(seat, "cannot cover the ante"))
+                events.append(SatOut(seat, NO_ANTE, stake, s.banks[seat], "round"))
         s.to_roll = list(s.order)
         self._seek(events)
 
@@ -383,7 +395,9 @@ class VigoGame(Game[VigoState]):
             return
         due = s.stake * len(survivors)
         if s.banks[s.vigo] < due:
-            self._pay(s.vigo, POT, s.banks[s.vigo], "one stake per survivor", events)
+            paid = s.banks[s.vigo]
+            self._pay(s.vigo, POT, paid, "one stake per survivor", events)
+            events.append(VigoShort(s.vigo, due, paid, tuple(survivors)))
             self._split(events)
             return
         self._pay(s.vigo, POT, due, "one stake per survivor", events)
