@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList, Select, Static
+from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from cantina.ai.temperament import temperaments
@@ -24,6 +24,7 @@ from cantina.campaign.errors import CampaignError
 from cantina.games import GAMES
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.seating import TableSetup
+from screens.footer import CantinaFooter
 from screens.menu import MenuScreen
 from screens.services import HostedServices
 from screens.setup import HUMAN, SetupScreen
@@ -99,7 +100,7 @@ class LobbyScreen(HostedScreen):
                 ),
                 id="lobby-help",
             )
-        yield Footer()
+        yield CantinaFooter()
 
     def on_mount(self) -> None:
         short = self.player.identity.removeprefix("SHA256:")[:12]
@@ -211,7 +212,7 @@ class CampaignTableScreen(HostedScreen):
                 Content("Enter sets the table; its seats for people are for those who join."),
                 id="lobby-help",
             )
-        yield Footer()
+        yield CantinaFooter()
 
     def on_mount(self) -> None:
         self.entries = [
@@ -315,7 +316,7 @@ class WaitingScreen(HostedScreen):
             yield Static(id="waiting-title")
             yield Static(id="waiting-seats")
             yield Static(id="waiting-help")
-        yield Footer()
+        yield CantinaFooter()
 
     def on_mount(self) -> None:
         title = GAMES[self.table.setup.game].title

@@ -11,13 +11,14 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, OptionList, Static
+from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from cantina.campaign.errors import CampaignError
 from cantina.campaign.store import Entry
 from cantina.games import GAMES
 from screens.dialogs import AskScreen, ConfirmScreen
+from screens.footer import CantinaFooter
 from screens.services import UsesApp
 from screens.setup import SetupScreen
 from screens.standings import StandingsScreen
@@ -42,7 +43,7 @@ class ChooseGameScreen(ModalScreen[None]):
             yield Static(Content("A new campaign: which game?"))
             for info in GAMES.values():
                 yield Button(Content(f"{info.title}  [{info.key}]"), id=f"campaign-{info.id}")
-        yield Footer()
+        yield CantinaFooter()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_choose((event.button.id or "").removeprefix("campaign-"))
@@ -82,7 +83,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
         with Vertical(id="campaigns"):
             yield Static(id="campaigns-title")
             yield OptionList(id="campaign-list")
-        yield Footer()
+        yield CantinaFooter()
 
     def on_mount(self) -> None:
         self.reload()

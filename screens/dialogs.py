@@ -10,8 +10,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, RichLog, Static
+from textual.widgets import Button, Input, RichLog, Static
 
+from screens.footer import CantinaFooter
 from screens.stylesheets import stylesheets
 
 HAND_OFF_TEXT_WIDTH = 66
@@ -77,7 +78,7 @@ class HistoryScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Content(self.heading), id="history-title")
         yield RichLog(wrap=True, markup=False, min_width=20, id="history")
-        yield Footer()
+        yield CantinaFooter()
 
     def on_mount(self) -> None:
         log = self.query_one(RichLog)
@@ -113,7 +114,7 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static(Content(self.question))
             yield Button(Content("Yes  [y]"), id="yes", variant="error")
             yield Button(Content("No  [n]"), id="no")
-        yield Footer()
+        yield CantinaFooter()
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -143,7 +144,7 @@ class AskScreen(ModalScreen[str | None]):
             yield Static(Content(self.question))
             yield Input(value=self.value, max_length=self.max_length, id="answer")
             yield Static(Content("Enter to confirm, Esc to cancel"), classes="hint")
-        yield Footer()
+        yield CantinaFooter()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip() or None)

@@ -1,4 +1,5 @@
-"""The footer of a table: the same keys all game long, dimmed while they cannot act."""
+"""The cantina's footers: every screen's, which forgets the keys it replaces, and a
+table's, with the same keys all game long, dimmed while they cannot act."""
 
 from __future__ import annotations
 
@@ -7,7 +8,23 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from screens.drawing import KeptDrawing
-from screens.textual_compat import FooterKey, bindings_ready, key_disabled, set_key_disabled
+from screens.textual_compat import (
+    FooterKey,
+    bindings_ready,
+    drop_closed_watchers,
+    key_disabled,
+    set_key_disabled,
+)
+
+
+class CantinaFooter(Footer):
+    """Textual's footer, letting go of the keys it replaces (see `drop_closed_watchers`):
+    without this each focus change or screen push left its old keys alive until the
+    screen closed."""
+
+    async def recompose(self) -> None:
+        await super().recompose()
+        drop_closed_watchers(self, "compact")
 
 
 class TableKey(KeptDrawing, FooterKey):
@@ -18,7 +35,7 @@ class TableKey(KeptDrawing, FooterKey):
         return key_disabled(self)
 
 
-class TableFooter(Footer):
+class TableFooter(CantinaFooter):
     """The footer, with the same keys all game long: a key that cannot act now (choosing
     while an AI thinks, hurrying while a person chooses) is shown dimmed, not hidden (see
     `TableScreen.check_action`). So when only which keys can act changes, the keys on show

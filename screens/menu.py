@@ -8,9 +8,10 @@ from textual.binding import Binding
 from textual.containers import Center, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from cantina.games import GAMES
+from screens.footer import CantinaFooter
 from screens.services import UsesApp
 from screens.textual_compat import LeavesOutDefaultCSS
 
@@ -139,7 +140,7 @@ class MenuScreen(UsesApp, Screen[None]):
                 yield MenuButton(Content("Rules  [r]"), id="rules")
                 yield MenuButton(Content("Settings  [s]"), id="settings")
                 yield MenuButton(Content("Quit  [q]"), id="quit")
-        yield Footer()
+        yield CantinaFooter()
 
     def on_mount(self) -> None:
         self.query_one("#play-vigo", Button).focus()

@@ -15,12 +15,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from cantina.dealer import Place
 from cantina.games import GAMES
 from cantina.live import LiveTable
 from cantina.narration import Narrator
+from screens.footer import CantinaFooter
 
 AGAIN = "again"
 """The next round, game or match at this table (or the final standings of a campaign)."""
@@ -81,7 +82,7 @@ class ResultScreen(ModalScreen[str | None]):
                         again = "Final standings"
                     yield Button(Content(f"{again}  [n]"), id="again", variant="primary")
                 yield Button(Content("Leave the table  [b]"), id="back")
-        yield Footer()
+        yield CantinaFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == (AGAIN,):

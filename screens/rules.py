@@ -15,9 +15,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Markdown, Static, TabbedContent, TabPane
 
 from cantina.games import GAMES
+from screens.footer import CantinaFooter
 
 TITLES: Final[dict[str, str]] = {info.id: info.title for info in GAMES.values()}
 """Game id to display name, in the order the index shows them (the registry's)."""
@@ -117,7 +118,7 @@ class RulesScreen(ModalScreen[None]):
                     for game_id, name in TITLES.items():
                         with TabPane(name, id=game_id):
                             yield self._scroll(game_id)
-        yield Footer()
+        yield CantinaFooter()
 
     @staticmethod
     def _scroll(game_id: str) -> VerticalScroll:

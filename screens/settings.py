@@ -6,10 +6,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Select, Static
+from textual.widgets import Select, Static
 
 from cantina.pace import TUMBLE_SECONDS
 from cantina.preferences import SPEEDS
+from screens.footer import CantinaFooter
 from screens.services import UsesApp
 
 PACES = (("instant", 0.0), ("quick", 0.25), ("steady", 0.5), ("leisurely", 1.0))
@@ -53,7 +54,7 @@ class SettingsScreen(UsesApp, Screen[None]):
                     id="bell",
                 )
             yield Static("Changes apply at once and are remembered.", id="settings-note")
-        yield Footer()
+        yield CantinaFooter()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         app = self.cantina

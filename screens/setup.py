@@ -12,13 +12,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Input, OptionList, Select, Static
+from textual.widgets import Button, Checkbox, Input, OptionList, Select, Static
 
 from cantina.ai.temperament import temperaments
 from cantina.campaign.errors import CampaignError
 from cantina.campaign.series import Campaign, rounds_for
 from cantina.games import GAMES, Setting
 from cantina.seating import Seat, TableSetup, clean_name, numbered
+from screens.footer import CantinaFooter
 from screens.services import UsesApp
 
 HUMAN = "human"
@@ -120,7 +121,7 @@ class SetupScreen(UsesApp, Screen[None]):
                     Content("Start  [ctrl+s]"), id="start", variant="primary", compact=True
                 )
                 yield Button(Content("Back  [esc]"), id="back", compact=True)
-        yield Footer()
+        yield CantinaFooter()
 
     def compose_campaign(self) -> ComposeResult:
         yield Static("Name ", classes="label")

@@ -9,11 +9,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Footer, Static
+from textual.widgets import Button, DataTable, Static
 
 from cantina.campaign.series import Campaign
 from cantina.games import GAMES
 from screens.dialogs import AskScreen
+from screens.footer import CantinaFooter
 from screens.services import UsesApp
 from screens.stylesheets import stylesheets
 
@@ -61,7 +62,7 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
                     Content("Replay a round  [p]"), id="replay", disabled=not self.rounds()
                 )
                 yield Button(Content("Back  [b]"), id="back", variant="primary")
-        yield Footer()
+        yield CantinaFooter()
 
     def headline(self) -> str:
         c = self.campaign

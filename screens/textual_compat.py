@@ -39,6 +39,7 @@ __all__ = [
     "ParseHookStylesheet",
     "UncachedXTermParser",
     "bindings_ready",
+    "drop_closed_watchers",
     "keep_process_streams",
     "key_disabled",
     "on_each_frame",
@@ -74,6 +75,21 @@ def set_key_disabled(key: FooterKey, disabled: bool) -> None:
     footer mounts new keys instead, which lays the screen out again; how the key looks
     (its class, its style) is the caller's business."""
     key._disabled = disabled
+
+
+def drop_closed_watchers(node: DOMNode, attribute: str) -> None:
+    """Forget the watchers of `node`'s reactive `attribute` set by widgets since removed.
+
+    Each key of Textual's footer binds its `compact` to the footer's (`data_bind`), which
+    adds a watcher to the footer's list (the object's `__watchers`); Textual drops those of
+    closed widgets only when `compact` changes, which it never does here. The footer makes
+    new keys at every focus change and screen push, so the list, and every key it holds,
+    grew without end: thousands of dead keys after a few hundred tabs, in every session of
+    the host. The same test Textual's own clean-up uses (`_closing`, `_closed`)."""
+    watchers: dict[str, list[tuple[Any, Any]]] = getattr(node, "__watchers", {})
+    listed = watchers.get(attribute)
+    if listed:
+        listed[:] = [(w, call) for w, call in listed if not (w._closing or w._closed)]
 
 
 # --- default CSS (screens/menu.py) --------------------------------------------------------

@@ -3,6 +3,7 @@ too-small notice, remembered themes, the odds readout, and SVG snapshots at 80x2
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -637,3 +638,35 @@ def test_an_unhandled_exception_ends_the_app_with_one_line_and_a_failing_status(
     details = (tmp_path / "log" / "crash.txt").read_text()
     assert str(tmp_path / "log" / "crash.txt") in said[0]
     assert details.startswith("Traceback") and "in explode" in details
+
+
+# --- no growth -----------------------------------------------------------------------------
+
+
+async def test_focus_changes_and_screen_pushes_leave_no_footer_keys_behind():
+    """Every footer made new keys at each focus change and screen push, and Textual kept
+    the old ones alive (a watcher each on the footer's `compact`, with all each key holds):
+    about 250,000 objects more for every hundred tabs and twenty screens, in the local app
+    and in every session of the host. Now only the keys on show are alive."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+
+    def live_keys() -> int:
+        gc.collect()
+        return sum(isinstance(thing, FooterKey) for thing in gc.get_objects())
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = live_keys()  # the menu's, and any an earlier test left for the collector
+        for _ in range(12):
+            for _ in range(4):
+                await pilot.press("tab")
+            await pilot.press("s")  # the settings screen, and back
+            await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen)
+        footer = app.screen.query_one(Footer)
+        on_show = len(footer.query(FooterKey))
+        assert len(getattr(footer, "__watchers", {}).get("compact", [])) <= on_show
+        assert live_keys() - before <= on_show, "at most one set of keys on its way out"

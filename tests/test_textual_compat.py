@@ -48,6 +48,8 @@ PIECES = [
     ),
     Piece("textual.widgets._footer:FooterKey._disabled", instance=True),
     Piece("textual.widgets._footer:Footer._bindings_ready"),
+    Piece("textual.widgets._footer:Footer._closing", instance=True),
+    Piece("textual.widgets._footer:Footer._closed", instance=True),
     Piece("textual.dom:DOMNode._node_bases"),
     Piece("textual.app:App._refresh_truecolor_filter", params=("self", "theme")),
     Piece(
@@ -79,6 +81,7 @@ INSTANCES: dict[str, Callable[[type], Any]] = {
     "Stylesheet": lambda cls: cls(),
     "App": lambda cls: cls(),
     "Screen": lambda cls: cls(),
+    "Footer": lambda cls: cls(),
 }
 """How to make an instance of an owner whose instances carry a private attribute."""
 
