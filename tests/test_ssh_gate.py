@@ -22,10 +22,12 @@ from pathlib import Path
 import asyncssh
 import pytest
 from ssh_clients import HAVE_OPENSSH, OpenSSH, Terminal, make_key, run_client, ssh_options
+from textual import events
 
 from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
 from cantina.ssh.limits import Limits, Startups, early_drop
 from cantina.ssh.server import SILENT_MAKES_WAY, Host, HostOptions
+from screens.textual_compat import UncachedXTermParser, UnreadableInput
 
 needs_openssh = pytest.mark.skipif(not HAVE_OPENSSH, reason="OpenSSH client not installed")
 
@@ -360,6 +362,86 @@ async def test_a_silently_dropped_link_ends_its_session(keys, host_log):
     assert "no answer to keepalives (the link dropped)" in host_log.text
 
 
+# --- input the parser cannot read ---------------------------------------------------------------
+
+BAD_INPUT = {
+    "a key past Unicode": b"\x1b[9999999u",
+    "a modified key past Unicode": b"\x1b[27;5;9999999~",
+    "a huge code point": b"\x1b[99999999999999999999999999u",
+    "a mouse report over a zero-sized terminal": b"\x1b[48;0;0;0;0t\x1b[<0;5;5M",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+async def test_unreadable_input_ends_no_session(keys, host_log, case):
+    """The sender's session reads on (a later key is answered), another session is
+    untouched, and the host logs at most one line, with no traceback."""
+    async with running_host(keys) as host:
+        sender, _ = await log_in(host.port, keys)
+        other, _ = await log_in(host.port, keys)
+        try:
+            chan, term = await terminal(sender)
+            other_chan, other_term = await terminal(other)
+            await term.expect("shared tables")
+            await other_term.expect("shared tables")
+            for _ in range(3):  # and again: the parser was not left dead by the first
+                chan.write(BAD_INPUT[case])
+                await asyncio.sleep(0.1)
+            mark = len(term.output)
+            chan.write(b"m")
+            await term.expect("Resume a campaign", since=mark)
+            mark = len(other_term.output)
+            other_chan.write(b"m")
+            await other_term.expect("Resume a campaign", since=mark)
+            assert len(host.sessions) == 2
+        finally:
+            sender.close()
+            other.close()
+    no_tracebacks(host_log)
+    dropped = [r for r in host_log.records if "dropped, unreadable" in r.getMessage()]
+    assert len(dropped) <= 1
+
+
+async def test_quit_then_the_palette_in_one_write_ends_only_that_session(keys, host_log):
+    """ctrl+q and ctrl+p read at once: the session quits, as asked, and no command palette
+    opens on an app on its way out (its search found its own widgets gone)."""
+    async with running_host(keys) as host:
+        sender, _ = await log_in(host.port, keys)
+        other, _ = await log_in(host.port, keys)
+        try:
+            chan, term = await terminal(sender)
+            other_chan, other_term = await terminal(other)
+            await term.expect("shared tables")
+            await other_term.expect("shared tables")
+            chan.write(b"\x11\x10")
+            await asyncio.wait_for(term.closed.wait(), 10)
+            assert chan.get_exit_status() == 0 and not term.errors
+            mark = len(other_term.output)
+            other_chan.write(b"m")
+            await other_term.expect("Resume a campaign", since=mark)
+        finally:
+            sender.close()
+            other.close()
+    no_tracebacks(host_log)
+
+
+@needs_openssh
+async def test_ssh_with_no_input_ends_cleanly_every_time(keys, host_log):
+    """`ssh -tt host </dev/null`: the client's input ends as its session starts; each
+    time the session ends at once, with status 0, and nothing in the host's log but the
+    login and the disconnect."""
+    async with running_host(keys) as host:
+        for _ in range(10):
+            status, _, err = await run_client(
+                "ssh", *ssh_options(keys.player, host.port), "-tt", "player@127.0.0.1"
+            )
+            assert status == 0, err
+        await until(lambda: host.connections == 0)
+    no_tracebacks(host_log)
+    said = [r.getMessage().split()[0] for r in host_log.records]
+    assert said.count("login") == 10 and said.count("disconnect") == 10
+
+
 # --- the host's own view: the log, the flags ----------------------------------------------------
 
 
@@ -429,3 +511,18 @@ def test_serve_logs_each_login_on_stderr_with_the_time(keys, tmp_path):
         r"the client closed the connection\n",
         lines[1],
     ), lines
+
+
+def test_the_key_parser_drops_what_it_cannot_read_and_reads_on():
+    parser = UncachedXTermParser()
+
+    def keys(text: str) -> list[str]:
+        return [m.key for m in parser.feed(text) if isinstance(m, events.Key)]
+
+    for bad in ("\x1b[9999999u", "\x1b[27;5;9999999~", "\x1b[99999999999999999999999999u"):
+        assert keys(bad) == [], "an ignored key: nothing reaches the app"
+        assert keys("a") == ["a"]
+    list(parser.feed("\x1b[48;0;0;0;0t"))  # a terminal of no size, reported in-band
+    with pytest.raises(UnreadableInput, match="ZeroDivisionError"):
+        list(parser.feed("\x1b[<0;5;5Mx"))  # a mouse report over it fails in Textual's code
+    assert keys("b") == ["b"], "a fresh parse: later input is read"

@@ -454,6 +454,8 @@ class Session(asyncssh.SSHServerSession):
         self.app: Any = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
+        self.input_ended = False
+        """The client sent EOF before the app was made."""
         self._resize: asyncio.TimerHandle | None = None
         self.goodbye = ""
         """Why the host ended this session, told to the player as it closes."""
@@ -525,6 +527,8 @@ class Session(asyncssh.SSHServerSession):
                     player=player,
                     save_dir=self.host.player_saves(self.gate.identity),
                 )
+                if self.closed or self.input_ended:  # gone before its app was made
+                    app.leave()
                 await app.run_async(size=self.size)
             finally:
                 if lobby is not None and player is not None:
@@ -558,11 +562,15 @@ class Session(asyncssh.SSHServerSession):
         """End this session from the host's side (idle, host closing, bad input)."""
         self.goodbye = self.goodbye or why
         if self.app is not None:
-            self.app.exit()
+            self.app.leave()
         elif self.chan is not None and not self.closed:
             self.refuse(why)
 
     # --- the driver's terminal -------------------------------------------------------------
+
+    @property
+    def who(self) -> str:
+        return f"{self.gate.address} {self.gate.who}"
 
     def attach(self, driver: Any) -> None:
         self.driver = driver
@@ -580,7 +588,7 @@ class Session(asyncssh.SSHServerSession):
             if self.gate.conn is not None:
                 self.gate.conn.abort()
             if self.app is not None:
-                self.app.exit()
+                self.app.leave()
             return
         try:
             chan.write(data)
@@ -618,7 +626,10 @@ class Session(asyncssh.SSHServerSession):
         """The client has no more input: end the app, and keep the channel open until it
         has ended, for the exit status."""
         if self.app is not None:
-            self.app.exit()
+            self.app.leave()
+            return True
+        if self.task is not None:  # its app is on its way: it ends as soon as it is made
+            self.input_ended = True
             return True
         return False
 
@@ -626,5 +637,5 @@ class Session(asyncssh.SSHServerSession):
         self.gate.session_closed()
         self.closed = True
         if self.app is not None:
-            self.app.exit()
+            self.app.leave()
         self.host.ended(self)
