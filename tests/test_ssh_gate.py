@@ -24,6 +24,8 @@ import pytest
 from ssh_clients import HAVE_OPENSSH, OpenSSH, Terminal, make_key, run_client, ssh_options
 from textual import events
 
+from cantina.cli import build_parser
+from cantina.ssh.cli import host_options
 from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
 from cantina.ssh.limits import Limits, Startups, early_drop
 from cantina.ssh.server import SILENT_MAKES_WAY, Host, HostOptions
@@ -478,6 +480,37 @@ async def test_each_login_refusal_and_disconnect_is_one_line(keys, host_log):
         )
         for line in lines
     ), lines
+
+
+def test_serve_flags_reach_the_host():
+    args = build_parser().parse_args(
+        [
+            "serve",
+            "--open",
+            "--per-address",
+            "3",
+            "--tables-per-player",
+            "4",
+            "--away-grace",
+            "15",
+            "--idle-timeout",
+            "600",
+            "--login-grace",
+            "12",
+            "--startups-per-address",
+            "5",
+            "--max-startups",
+            "6:40:20",
+        ]
+    )
+    options = host_options(args)
+    assert options.away_grace == 15 and options.tables_per_player == 4
+    limits = options.limits
+    assert (limits.per_address, limits.idle_timeout, limits.login_timeout) == (3, 600, 12)
+    assert limits.startups_per_address == 5 and limits.startups == Startups(6, 40, 20)
+    defaults = host_options(build_parser().parse_args(["serve", "--open"]))
+    assert defaults.limits == Limits() and defaults.tables_per_player == 2
+    assert defaults.away_grace == HostOptions().away_grace
 
 
 def test_serve_logs_each_login_on_stderr_with_the_time(keys, tmp_path):

@@ -83,6 +83,8 @@ class HostOptions:
     """Seconds each thing that happens at a shared table stays on show before the next."""
     abandoned_after: float = 900.0
     """Seconds after its last player left that a started table closes."""
+    tables_per_player: int = 2
+    """Shared tables one player may have open at once (for the lobby's cap)."""
     save_dir: Path | None = None
     """The host's campaign folder; each player's own campaigns go in a folder of theirs
     inside it (`players/`), named for their key, so nobody sees another's."""
@@ -106,6 +108,8 @@ class Host:
         self.sessions: set[Session] = set()
         self.by_address: Counter[str] = Counter()
         self.lobby: Lobby | None = None
+        # HostOptions.tables_per_player is for the lobby's cap on tables a player opens;
+        # it is passed on once Lobby takes it.
         if options.lobby:
             pace = Pace(beat=options.pace)
             self.lobby = Lobby(away_grace=options.away_grace, pace=pace)
