@@ -43,13 +43,14 @@ import asyncssh
 HOST = """
 import asyncio, dataclasses, os, sys
 from pathlib import Path
-from cantina.ssh.limits import Limits
+from cantina.ssh.limits import Limits, Startups
 import cantina.ssh.serve
 from cantina.ssh.server import HostOptions
 
 n, port, key, tune = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]), sys.argv[4] == "1"
 limits = dataclasses.replace(
-    Limits(), max_sessions=n + 8, per_address=n + 8, max_connections=2 * n + 16
+    Limits(), max_sessions=n + 8, per_address=n + 8, max_connections=2 * n + 16,
+    startups_per_address=n + 8, startups=Startups(n + 8, 30, 2 * n + 16),
 )
 options = HostOptions(port=port, host_key=key, open=True, limits=limits)
 if os.environ.get("BENCH_GC_LOG"):

@@ -33,6 +33,14 @@ MAX_DELAY = 60.0
 MAX_SESSIONS = 128
 """The most SSH sessions at once: more could never open, as the host takes no more
 connections than this at once (`cantina.ssh.limits.Limits.max_connections`)."""
+MAX_TABLES = 64
+"""The most shared tables a player may have open: the lobby holds no more than this."""
+MAX_WAIT = 3600.0
+"""The longest grace (to log in, or for an absent player) a host may give, in seconds."""
+MAX_IDLE = 7 * 86400.0
+"""The longest idle timeout: a week."""
+MAX_STARTUPS = 1024
+"""The most connections not yet logged in a host may hold at once."""
 SEED_HELP = f"seed for the table's dice, 0 to {MAX_SEED:,} (default: random)"
 DELAY_HELP = f"seconds between lines (default 0.6, at most {MAX_DELAY:g})"
 
@@ -108,6 +116,29 @@ def seconds(low: float, high: float) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def startups(text: str) -> tuple[int, int, int]:
+    """An argparse type: OpenSSH's MaxStartups, `start:rate:full` (or one number, a hard
+    cap), with 1 <= start <= full <= MAX_STARTUPS and a rate in percent."""
+    parts = text.split(":")
+    if len(parts) == 1:
+        parts = [parts[0], "100", parts[0]]
+    try:
+        if len(parts) != 3:
+            raise ValueError
+        start, rate, full = (int(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be START:RATE:FULL (three whole numbers), not {shown(text)}"
+        ) from None
+    if not 0 <= rate <= 100:
+        raise argparse.ArgumentTypeError(f"must have a RATE of 0 to 100 (percent), not {rate}")
+    if not 1 <= start <= full <= MAX_STARTUPS:
+        raise argparse.ArgumentTypeError(
+            f"must have 1 <= START <= FULL <= {MAX_STARTUPS:,}, not {shown(text)}"
+        )
+    return start, rate, full
 
 
 def not_empty(text: str) -> str:
@@ -268,6 +299,58 @@ def build_parser() -> argparse.ArgumentParser:
         type=whole(1, MAX_SESSIONS),
         default=64,
         help=f"sessions at once (default 64, at most {MAX_SESSIONS})",
+    )
+    serve.add_argument(
+        "--per-address",
+        metavar="N",
+        type=whole(1, MAX_SESSIONS),
+        default=8,
+        help="sessions at once from one address (default 8)",
+    )
+    serve.add_argument(
+        "--tables-per-player",
+        metavar="N",
+        type=whole(1, MAX_TABLES),
+        default=2,
+        help="shared tables one player may have open at once (default 2)",
+    )
+    serve.add_argument(
+        "--away-grace",
+        metavar="SECONDS",
+        type=seconds(0, MAX_WAIT),
+        default=60.0,
+        help="how long a shared table waits for a player who left before an AI plays "
+        "their seat (default 60)",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        metavar="SECONDS",
+        type=seconds(10, MAX_IDLE),
+        default=1800.0,
+        help="a session with no keystroke for this long is ended (default 1800)",
+    )
+    serve.add_argument(
+        "--login-grace",
+        metavar="SECONDS",
+        type=seconds(1, MAX_WAIT),
+        default=30.0,
+        help="time to log in, from connecting (default 30)",
+    )
+    serve.add_argument(
+        "--startups-per-address",
+        metavar="N",
+        type=whole(1, MAX_SESSIONS),
+        default=8,
+        help="connections not yet logged in at once from one address (default 8)",
+    )
+    serve.add_argument(
+        "--max-startups",
+        metavar="START:RATE:FULL",
+        type=startups,
+        default="16:30:64",
+        help="connections not yet logged in, over all addresses: from START on, a new one "
+        "is refused with a chance of RATE percent, rising to certain at FULL (OpenSSH's "
+        "MaxStartups; default 16:30:64)",
     )
     for sub in (parser, play, campaigns, resume, replay, serve):
         sub.add_argument(

@@ -13,7 +13,7 @@ and rich (never `cantina.app` or `cantina.ssh`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from rich.text import Text
@@ -21,6 +21,9 @@ from textual._compositor import CompositorUpdate
 from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.css.stylesheet import Stylesheet
+from textual.events import Key
+from textual.keys import Keys
+from textual.message import Message
 from textual.widgets import _footer
 
 if TYPE_CHECKING:
@@ -38,8 +41,10 @@ __all__ = [
     "OneLineCrash",
     "ParseHookStylesheet",
     "UncachedXTermParser",
+    "UnreadableInput",
     "bindings_ready",
     "drop_closed_watchers",
+    "is_exiting",
     "keep_process_streams",
     "key_disabled",
     "on_each_frame",
@@ -134,7 +139,22 @@ def start_with_theme(app: App[Any], name: str) -> None:
     app._refresh_truecolor_filter(app.ansi_theme)
 
 
+# --- the app on its way out (cantina/app) ---------------------------------------------------
+
+
+def is_exiting(app: App[Any]) -> bool:
+    """Whether `app.exit()` has been called (`App._exit`): keys read in the same chunk
+    as ctrl+q still arrive, and what they open (the command palette) must not start
+    while the app's screens are torn down. Textual has no public flag for it."""
+    return app._exit
+
+
 # --- many apps in one process (cantina/ssh) -----------------------------------------------
+
+
+class UnreadableInput(Exception):
+    """Input the terminal parser failed on: the parser has dropped it and started over,
+    so later input is read as usual."""
 
 
 class UncachedXTermParser(XTermParser):
@@ -142,13 +162,45 @@ class UncachedXTermParser(XTermParser):
     public form), without the method-level `lru_cache` on `_parse_extended_key`: that
     cache is shared by every parser in the process and keeps key events, and through
     their sender every App that ever parsed a key, alive; and one session's event
-    objects must not reach another. It calls the uncached function (`__wrapped__`)."""
+    objects must not reach another. It calls the uncached function (`__wrapped__`).
+
+    It also survives input Textual's parser fails on. A key sequence naming a character
+    past Unicode's last (`ESC [ 9999999 u`, `ESC [ 27 ; 5 ; 9999999 ~`) made `chr()`
+    raise inside the parser's generator, which left it dead: every later chunk then
+    failed too. Such a sequence is dropped as an ignored key here; anything else that
+    raises in the generator starts a fresh one (`Parser._gen`, `_awaiting`, `_tokens`,
+    `_timeout_time`, set as `Parser.__init__` sets them) and raises `UnreadableInput`,
+    the rest of that chunk dropped."""
 
     def _parse_extended_key(  # type: ignore[override]  # a method where Textual has a cache
         self, sequence: str
     ) -> list[events.Key] | None:
         parse = XTermParser._parse_extended_key.__wrapped__
-        return parse(self, sequence)
+        try:
+            return parse(self, sequence)
+        except (ValueError, OverflowError):  # a code point no character has
+            return [Key(Keys.Ignore, sequence)]
+
+    def feed(self, data: str) -> Iterable[Message]:
+        try:
+            yield from super().feed(data)
+        except Exception as error:
+            self.start_over()
+            raise UnreadableInput(f"{type(error).__name__}: {error}") from error
+
+    def tick(self) -> Iterable[Message]:
+        try:
+            yield from super().tick()
+        except Exception as error:
+            self.start_over()
+            raise UnreadableInput(f"{type(error).__name__}: {error}") from error
+
+    def start_over(self) -> None:
+        """A fresh parse, as `Parser.__init__` starts one."""
+        self._tokens.clear()
+        self._gen = self.parse(self._tokens.append)
+        self._awaiting = next(self._gen)
+        self._timeout_time = None
 
 
 class ParseHookStylesheet(Stylesheet):

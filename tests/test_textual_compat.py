@@ -56,6 +56,14 @@ PIECES = [
         "textual._xterm_parser:XTermParser._parse_extended_key.__wrapped__",
         params=("self", "sequence"),
     ),
+    Piece("textual._xterm_parser:XTermParser.feed", params=("self", "data")),
+    Piece("textual._xterm_parser:XTermParser.tick", params=("self",)),
+    Piece("textual._xterm_parser:XTermParser.parse", params=("self", "token_callback")),
+    Piece("textual._xterm_parser:XTermParser._gen", instance=True),
+    Piece("textual._xterm_parser:XTermParser._awaiting", instance=True),
+    Piece("textual._xterm_parser:XTermParser._tokens", instance=True),
+    Piece("textual._xterm_parser:XTermParser._timeout_time", instance=True),
+    Piece("textual.app:App._exit", instance=True),
     Piece("textual.css.stylesheet:Stylesheet", params=("variables",)),
     Piece(
         "textual.css.stylesheet:Stylesheet._parse_rules",
@@ -82,6 +90,7 @@ INSTANCES: dict[str, Callable[[type], Any]] = {
     "App": lambda cls: cls(),
     "Screen": lambda cls: cls(),
     "Footer": lambda cls: cls(),
+    "XTermParser": lambda cls: cls(),
 }
 """How to make an instance of an owner whose instances carry a private attribute."""
 

@@ -30,7 +30,7 @@ from cantina.games import GAMES
 from cantina.pace import TUMBLE_SECONDS, Pace
 from screens.menu import MenuScreen
 from screens.stylesheets import stylesheets
-from screens.textual_compat import OneLineCrash, start_with_theme
+from screens.textual_compat import OneLineCrash, is_exiting, start_with_theme
 from screens.too_small import TooSmallScreen
 
 if TYPE_CHECKING:  # the rules core loads with the first table, not with the menu
@@ -224,6 +224,13 @@ class CantinaApp(OneLineCrash, App[None]):
     def showing(self, table: TableScreen) -> None:
         """Keep track of a table screen this app shows (to ask before quitting)."""
         self.tables_open = [t for t in self.tables_open if not t.gone] + [table]
+
+    def action_command_palette(self) -> None:
+        """The command palette, unless the app is already on its way out: its search
+        runs in a worker that finds the palette's widgets gone (ctrl+q then ctrl+p, read
+        at once, ended a hosted session with an error)."""
+        if not is_exiting(self):
+            super().action_command_palette()
 
     async def action_quit(self) -> None:
         """Quit; when a game is under way at a table here, ask first, saying what

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import traceback
 from collections.abc import Iterable, Mapping
@@ -22,6 +23,9 @@ from screens.table import TableScreen
 from screens.textual_compat import keep_process_streams
 
 log = logging.getLogger("cantina.ssh")
+
+LEAVE_ANYWAY = 10.0
+"""Seconds an app asked to leave before its first screen is up waits for that screen."""
 
 if TYPE_CHECKING:
     from cantina.campaign.store import Store
@@ -90,6 +94,26 @@ class HostedApp(CantinaApp):
         keep_process_streams(self)
         # Parse each stylesheet once for the host, not once per session (see styles.py).
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
+        self.up = False
+        """Whether the first screen has been drawn (Textual's Ready)."""
+        self.leaving = False
+
+    def leave(self) -> None:
+        """End this session's app, from the host's side (the client's input ended, its
+        link dropped, the host is closing). Before the first screen is up this waits for
+        it: an exit while the first screen mounts tears its widgets out from under its
+        own `on_mount` (`ssh -tt host </dev/null` did, 7 times in 10)."""
+        if self.up:
+            self.exit()
+        elif not self.leaving:
+            self.leaving = True
+            # In case the first screen never comes up at all.
+            asyncio.get_running_loop().call_later(LEAVE_ANYWAY, self.exit)
+
+    def on_ready(self) -> None:
+        self.up = True
+        if self.leaving:
+            self.exit()
 
     def crash_line(self, error: BaseException) -> str:
         """A session's own failure: the details go to the host's log; the session ends

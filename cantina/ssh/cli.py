@@ -5,9 +5,35 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from cantina.ssh.limits import Limits
+from cantina.ssh.limits import Limits, Startups
 from cantina.ssh.serve import serve
 from cantina.ssh.server import HostOptions
+
+
+def host_options(args: argparse.Namespace) -> HostOptions:
+    """The host's options from `cantina serve`'s arguments (the command line has checked
+    each number against its bounds)."""
+    limits = dataclasses.replace(
+        Limits(),
+        max_sessions=args.max_sessions,
+        per_address=args.per_address,
+        idle_timeout=args.idle_timeout,
+        login_timeout=args.login_grace,
+        startups_per_address=args.startups_per_address,
+        startups=Startups(*args.max_startups),
+    )
+    return HostOptions(
+        host=args.host,
+        port=args.port,
+        host_key=args.host_key,
+        authorized_keys=args.authorized_keys,
+        open=args.open,
+        guests=args.guests,
+        limits=limits,
+        away_grace=args.away_grace,
+        tables_per_player=args.tables_per_player,
+        save_dir=getattr(args, "save_dir", None),
+    )
 
 
 def serve_command(args: argparse.Namespace) -> int:
@@ -19,16 +45,4 @@ def serve_command(args: argparse.Namespace) -> int:
         if not path.is_file():
             what = "is not a file" if path.exists() else "is not there"
             raise SystemExit(f"cantina: {flag} {path} {what}")
-    limits = dataclasses.replace(Limits(), max_sessions=args.max_sessions)
-    return serve(
-        HostOptions(
-            host=args.host,
-            port=args.port,
-            host_key=args.host_key,
-            authorized_keys=args.authorized_keys,
-            open=args.open,
-            guests=args.guests,
-            limits=limits,
-            save_dir=getattr(args, "save_dir", None),
-        )
-    )
+    return serve(host_options(args))

@@ -8,6 +8,7 @@ what a shared process must not do (signals, termios, the process's own stdin/std
 from __future__ import annotations
 
 import asyncio
+import logging
 from codecs import getincrementaldecoder
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -16,16 +17,23 @@ from textual.driver import Driver
 from textual.geometry import Size
 from textual.message import Message
 
-from screens.textual_compat import UncachedXTermParser
+from screens.textual_compat import UncachedXTermParser, UnreadableInput
 
 if TYPE_CHECKING:
     from textual.app import App
+
+log = logging.getLogger("cantina.ssh")
 
 
 class Terminal(Protocol):
     """The driver's side of an SSH session."""
 
     size: tuple[int, int]
+
+    @property
+    def who(self) -> str:
+        """Whose terminal this is, for the host's log."""
+        ...
 
     def write(self, data: bytes) -> None: ...
 
@@ -55,6 +63,8 @@ class ChannelDriver(Driver):
         self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
         self._tick: asyncio.TimerHandle | None = None
         self._attached = False
+        self.dropped = 0
+        """Chunks of input the parser failed on."""
 
     @property
     def can_suspend(self) -> bool:
@@ -99,9 +109,13 @@ class ChannelDriver(Driver):
         self.write("\x1b[?1049l\x1b[?25h\x1b[?1004l")
 
     def feed(self, data: bytes) -> None:
-        """Input from the client: keys, mouse, paste and terminal replies."""
-        for message in self._parser.feed(self._decode(data)):
-            self.process_message(message)
+        """Input from the client: keys, mouse, paste and terminal replies. Input the parser
+        fails on is dropped with one line in the host's log; the session reads on."""
+        try:
+            for message in self._parser.feed(self._decode(data)):
+                self.take(message)
+        except UnreadableInput as error:
+            self.unreadable(error)
         if self._tick is None:
             # A lone ESC is a key only once nothing follows it: look again shortly.
             delay = constants.ESCAPE_DELAY + 0.01
@@ -109,8 +123,22 @@ class ChannelDriver(Driver):
 
     def _tick_parser(self) -> None:
         self._tick = None
-        for message in self._parser.tick():
+        try:
+            for message in self._parser.tick():
+                self.take(message)
+        except UnreadableInput as error:
+            self.unreadable(error)
+
+    def take(self, message: Message) -> None:
+        """One message parsed from the client's input. A size reported in-band is not
+        taken: the session's size (from the SSH window size, within its bounds) is."""
+        if not isinstance(message, events.Resize):
             self.process_message(message)
+
+    def unreadable(self, error: UnreadableInput) -> None:
+        self.dropped += 1
+        if self.dropped == 1:  # one line a session, however much it sends
+            log.warning("input from %s dropped, unreadable (%s)", self.terminal.who, error)
 
     def resized(self, width: int, height: int) -> None:
         size = Size(max(width, 1), max(height, 1))

@@ -4,6 +4,35 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class Startups(NamedTuple):
+    """OpenSSH's MaxStartups, start:rate:full, over connections not yet logged in: below
+    `start` all are taken; from `start`, a new one is dropped with a chance of `rate`
+    percent, rising to certain at `full`."""
+
+    start: int
+    rate: int
+    full: int
+
+    def __str__(self) -> str:
+        return f"{self.start}:{self.rate}:{self.full}"
+
+
+def early_drop(waiting: int, startups: Startups, draw: float) -> bool:
+    """Whether a new connection is dropped with `waiting` others not yet logged in;
+    `draw` is a random number in [0, 1)."""
+    start, rate, full = startups
+    if waiting < start:
+        return False
+    if waiting >= full:
+        return True
+    chance = (rate + (100 - rate) * (waiting - start) / (full - start)) / 100
+    return draw < chance
+
+
+STARTUPS = Startups(16, 30, 64)
 
 
 @dataclass(frozen=True)
@@ -13,9 +42,26 @@ class Limits:
     per_address: int = 8
     """Sessions at once from one client address."""
     max_connections: int = 128
-    """Connections at once, authenticated or not (a flood is cut here first)."""
+    """Logged-in connections at once, over all clients. Those still logging in are
+    counted apart (`startups`), so a flood of them never keeps out a player with a key."""
+    startups_per_address: int = 8
+    """Connections not yet logged in at once from one address; past it, the oldest that
+    has not even sent its SSH version (for a second or more) makes way for the new one,
+    else the new one is refused."""
+    startups: Startups = STARTUPS
+    """Connections not yet logged in, over all addresses: OpenSSH's random early drop
+    (its default 10:30:100, scaled to the 64 sessions and 8 an address here)."""
     login_timeout: float = 30.0
-    """Seconds from connecting to a finished authentication."""
+    """Seconds from connecting to a finished authentication (the login grace time); a
+    socket that never sends its SSH version is closed then too."""
+    no_session_timeout: float = 20.0
+    """Seconds a logged-in connection may hold no session (none opened yet, or its last
+    one ended) before it is closed."""
+    keepalive_interval: float = 10.0
+    """Seconds of silence from a client before the host asks whether it is still there."""
+    keepalive_count_max: int = 2
+    """Unanswered asks after which its link counts as dropped: with the interval, a link
+    that died silently is noticed within 30 seconds."""
     idle_timeout: float = 1800.0
     """Seconds since the last keystroke (not output: a redrawing UI never stops)."""
     input_rate: float = 4096.0
@@ -25,6 +71,12 @@ class Limits:
     write_buffer: int = 1 << 20
     """Bytes of output waiting for a client; past it the client is not reading and is
     dropped, so it never holds memory or stalls the others."""
+
+    @property
+    def connections_per_address(self) -> int:
+        """Logged-in connections at once from one address: one for each of its sessions,
+        and as many again for connections still opening or closing."""
+        return 2 * self.per_address
 
 
 class InputBudget:

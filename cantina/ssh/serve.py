@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import socket
 import sys
 
@@ -51,12 +52,36 @@ async def run_host(options: HostOptions, ready=None, *, tune_gc: bool = True) ->
         print(f"cantina: players' keys from {options.authorized_keys}", flush=True)
     if options.guests:
         print("cantina: --guests: clients without a key are admitted", flush=True)
+    print(f"cantina: {settings_line(options)}", flush=True)
     if ready is not None:
         ready(host)
     try:
         await asyncio.Event().wait()
     finally:
         await host.close()
+
+
+def settings_line(options: HostOptions) -> str:
+    """The host's limits in one line, as it starts."""
+    limits = options.limits
+    return (
+        f"{limits.max_sessions} sessions, {limits.per_address} an address; "
+        f"idle timeout {limits.idle_timeout:g} s; away grace {options.away_grace:g} s; "
+        f"{options.tables_per_player} tables a player; logging in: "
+        f"{limits.startups_per_address} an address, startups {limits.startups}, "
+        f"grace {limits.login_timeout:g} s"
+    )
+
+
+def log_to_stderr() -> None:
+    """The host's own view: each login, refusal and disconnect (logger `cantina.ssh`,
+    INFO) as one line on stderr, with the time."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s cantina: %(message)s"))
+    logger = logging.getLogger("cantina.ssh")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
 
 
 def serve(options: HostOptions) -> int:
@@ -66,6 +91,7 @@ def serve(options: HostOptions) -> int:
             file=sys.stderr,
         )
         return 2
+    log_to_stderr()
     try:
         asyncio.run(run_host(options))
     except KeyboardInterrupt:

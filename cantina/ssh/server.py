@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import random
 import secrets
 import traceback
 from collections import Counter
@@ -25,21 +26,42 @@ from cantina.lobby import Lobby
 from cantina.pace import Pace
 from cantina.seating import clean_name
 from cantina.ssh.keys import fingerprint
-from cantina.ssh.limits import InputGate, Limits
+from cantina.ssh.limits import InputGate, Limits, early_drop
+from cantina.text import clean_text
 
 log = logging.getLogger("cantina.ssh")
 
 DISCONNECT = asyncssh.DISC_BY_APPLICATION
+FULL = asyncssh.DISC_TOO_MANY_CONNECTIONS
+"""The disconnect code of a refusal for want of room (asyncssh clients raise it even
+after logging in, where a plain DISCONNECT reads as a normal close)."""
 
 
 MAX_SIZE = (400, 150)
 """The largest terminal drawn for (a client may claim any size; drawing costs by area)."""
 RESIZE_EVERY = 0.05
+SILENT_MAKES_WAY = 1.0
+"""Seconds after which a connection that has sent no SSH version is not a client still
+starting, and makes way for a new connection from its address at its cap."""
 
 
 def terminal_size(width: int, height: int) -> tuple[int, int]:
     """A client's terminal size, 80 x 24 when it gives none, never past MAX_SIZE."""
     return (min(width or 80, MAX_SIZE[0]), min(height or 24, MAX_SIZE[1]))
+
+
+def lost_reason(exc: Exception | None) -> str:
+    """Why a connection the host did not end was lost, in a few words for the log (what
+    a client says is its own text, so it is cleaned and cut short)."""
+    if isinstance(exc, asyncssh.ConnectionLost):  # asyncssh's own timers, or a closed socket
+        if "Login timeout" in exc.reason:
+            return "the login grace time ran out"
+        if "keepalive" in exc.reason:
+            return "no answer to keepalives (the link dropped)"
+    elif isinstance(exc, asyncssh.DisconnectError):  # the client's own disconnect message
+        said = clean_text(" ".join(exc.reason.split()))[:80]
+        return f"the client disconnected ({said})" if said else "the client disconnected"
+    return "the client closed the connection"
 
 
 @dataclass
@@ -61,6 +83,8 @@ class HostOptions:
     """Seconds each thing that happens at a shared table stays on show before the next."""
     abandoned_after: float = 900.0
     """Seconds after its last player left that a started table closes."""
+    tables_per_player: int = 2
+    """Shared tables one player may have open at once (for the lobby's cap)."""
     save_dir: Path | None = None
     """The host's campaign folder; each player's own campaigns go in a folder of theirs
     inside it (`players/`), named for their key, so nobody sees another's."""
@@ -74,9 +98,18 @@ class Host:
         self.limits = options.limits
         self.authorized = authorized
         self.connections = 0
+        """Every connection open now, logged in or not."""
+        self.waiting: dict[str, list[Gate]] = {}
+        """Connections not yet logged in, by address, oldest first."""
+        self.logged_in: Counter[str] = Counter()
+        """Logged-in connections, by address."""
+        self.random = random.Random()
+        """The draws of the early drop (a test may seed it)."""
         self.sessions: set[Session] = set()
         self.by_address: Counter[str] = Counter()
         self.lobby: Lobby | None = None
+        # HostOptions.tables_per_player is for the lobby's cap on tables a player opens;
+        # it is passed on once Lobby takes it.
         if options.lobby:
             pace = Pace(beat=options.pace)
             self.lobby = Lobby(away_grace=options.away_grace, pace=pace)
@@ -99,6 +132,56 @@ class Host:
         return self.authorized is not None and (
             self.authorized.validate(key, address, address) is not None
         )
+
+    @property
+    def waiting_count(self) -> int:
+        """Connections not yet logged in, over all addresses."""
+        return sum(len(gates) for gates in self.waiting.values())
+
+    def room_to_log_in(self, gate: Gate) -> str | None:
+        """Why a new connection may not even try to log in, or None (and it is counted
+        among those waiting). Per address first: at its cap, the oldest of its connections
+        that never sent an SSH version (a socket held open, not a client) makes way;
+        then, over all addresses, OpenSSH's random early drop."""
+        held = self.waiting.setdefault(gate.address, [])
+        silent: Gate | None = None
+        if len(held) >= self.limits.startups_per_address:
+            silent = next((g for g in held if g.silent_for() >= SILENT_MAKES_WAY), None)
+            if silent is None:
+                if not held:
+                    del self.waiting[gate.address]
+                return "too many connections from your address are logging in; try again later"
+        if early_drop(self.waiting_count, self.limits.startups, self.random.random()):
+            if not held:
+                del self.waiting[gate.address]
+            return "too many connections are logging in; try again later"
+        if silent is not None:
+            silent.close("made way for a new connection (it never sent its SSH version)")
+        held.append(gate)
+        return None
+
+    def logged_in_from(self, gate: Gate) -> str | None:
+        """A connection that has logged in: no longer waiting, and counted among those
+        logged in; or why there is no room for it (and it counts nowhere)."""
+        self.stop_waiting(gate)
+        if self.logged_in.total() >= self.limits.max_connections:
+            return "the cantina is full; try again later"
+        if self.logged_in[gate.address] >= self.limits.connections_per_address:
+            return "too many connections from your address"
+        self.logged_in[gate.address] += 1
+        return None
+
+    def stop_waiting(self, gate: Gate) -> None:
+        held = self.waiting.get(gate.address)
+        if held is not None and gate in held:
+            held.remove(gate)
+            if not held:
+                del self.waiting[gate.address]
+
+    def logged_out(self, gate: Gate) -> None:
+        self.logged_in[gate.address] -= 1
+        if self.logged_in[gate.address] <= 0:
+            del self.logged_in[gate.address]
 
     def room_for(self, address: str) -> str | None:
         """Why a new session from `address` may not start now, or None."""
@@ -144,8 +227,8 @@ class Host:
             x11_forwarding=False,
             line_editor=False,
             encoding=None,
-            keepalive_interval=30,
-            keepalive_count_max=4,
+            keepalive_interval=self.limits.keepalive_interval,
+            keepalive_count_max=self.limits.keepalive_count_max,
         )
         self._sweeper = asyncio.create_task(self.sweep())
 
@@ -191,27 +274,101 @@ class Gate(asyncssh.SSHServer):
         self.refusal = ""
         """Why this connection's session must be refused (a forwarding it asked for)."""
         self.started = False
+        self.opened = 0.0
+        self.logged_in = False
+        self.ended = False
+        """Refused or closed by the host (its line is logged already)."""
+        self.reason = ""
+        """Why the host ended this connection, or its last session ended, for the log."""
+        self.sessions_open = 0
+        self._no_session: asyncio.TimerHandle | None = None
+
+    # --- who gets in ---------------------------------------------------------------------
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         peer = conn.get_extra_info("peername")
         self.address = str(peer[0]) if peer else "?"
+        self.opened = asyncio.get_running_loop().time()
         self.host.connections += 1
-        if self.host.connections > self.host.limits.max_connections:
-            self.refuse("too many connections; try again later")
+        why = self.host.room_to_log_in(self)
+        if why:
+            self.refuse(why, FULL)
         # Agent and X11 forwarding are refused by asyncssh already; these hooks make the
         # refusal visible to the player, as a disconnect with a reason, instead of silent.
         conn.create_agent_listener = self._refuse_agent  # type: ignore[method-assign]
         conn.attach_x11_listener = self._refuse_x11  # type: ignore[method-assign,assignment]
 
+    def silent_for(self) -> float:
+        """Seconds this connection has been open without sending its SSH version (0 once
+        it has): an SSH client sends it at once."""
+        if self.conn is None or self.conn.get_extra_info("client_version") is not None:
+            return 0.0
+        return asyncio.get_running_loop().time() - self.opened
+
+    @property
+    def who(self) -> str:
+        """Who this is, for the host's log: the key's fingerprint and name, or a guest."""
+        if not self.identity:
+            return "(not logged in)"
+        if self.identity.startswith("guest:"):
+            return f"guest {self.username!r}"
+        return f"{self.identity} {self.username!r}"
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.host.connections -= 1
+        self.host.stop_waiting(self)
+        if self.logged_in:
+            self.host.logged_out(self)
+        self._cancel_no_session()
+        if not self.ended:
+            took = asyncio.get_running_loop().time() - self.opened
+            why = self.reason or lost_reason(exc)
+            log.info("disconnect %s %s after %.1f s: %s", self.address, self.who, took, why)
 
-    def refuse(self, why: str) -> None:
+    def refuse(self, why: str, code: int = DISCONNECT) -> None:
         """Close the whole connection, telling the client why in one line."""
+        if self.ended:
+            return
+        self.ended = True
+        log.info("refused %s %s: %s", self.address, self.who, why)
+        self.host.stop_waiting(self)
         conn = self.conn
         if conn is not None:
-            asyncio.get_running_loop().call_soon(conn.disconnect, DISCONNECT, f"cantina: {why}")
+            asyncio.get_running_loop().call_soon(conn.disconnect, code, f"cantina: {why}")
+
+    def close(self, why: str) -> None:
+        """End this connection from the host's side, telling the client why."""
+        if self.ended:
+            return
+        took = asyncio.get_running_loop().time() - self.opened
+        log.info("disconnect %s %s after %.1f s: %s", self.address, self.who, took, why)
+        self.ended = True
+        self.host.stop_waiting(self)
+        if self.conn is not None:
+            self.conn.disconnect(DISCONNECT, f"cantina: {why}")
+
+    # --- a logged-in connection must hold a session --------------------------------------
+
+    def session_opened(self) -> None:
+        self.sessions_open += 1
+        self._cancel_no_session()
+
+    def session_closed(self) -> None:
+        self.sessions_open -= 1
+        if self.sessions_open <= 0 and self.logged_in and not self.ended:
+            self._await_session("its session ended and nothing else is open")
+
+    def _await_session(self, why: str) -> None:
+        self._cancel_no_session()
+        self._no_session = asyncio.get_running_loop().call_later(
+            self.host.limits.no_session_timeout, self.close, why
+        )
+
+    def _cancel_no_session(self) -> None:
+        if self._no_session is not None:
+            self._no_session.cancel()
+            self._no_session = None
 
     async def _refuse_agent(self, *args: Any) -> bool:
         self._refuse_forwarding("agent forwarding is not offered here (connect without -A)")
@@ -258,6 +415,15 @@ class Gate(asyncssh.SSHServer):
 
     def auth_completed(self) -> None:
         self.identity = self._offered
+        if self.ended:
+            return
+        why = self.host.logged_in_from(self)
+        if why:
+            return self.refuse(why, FULL)
+        self.logged_in = True
+        shown = "guest" if self.identity.startswith("guest:") else self.identity
+        log.info("login %s %s as %r", self.address, shown, self.username)
+        self._await_session("no session was opened")
 
     def connection_requested(self, *args: Any) -> bool:
         self.refuse("port forwarding is not offered here")
@@ -292,6 +458,8 @@ class Session(asyncssh.SSHServerSession):
         self.app: Any = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
+        self.input_ended = False
+        """The client sent EOF before the app was made."""
         self._resize: asyncio.TimerHandle | None = None
         self.goodbye = ""
         """Why the host ended this session, told to the player as it closes."""
@@ -303,6 +471,7 @@ class Session(asyncssh.SSHServerSession):
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self.chan = chan
+        self.gate.session_opened()
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], modes) -> bool:
         self.size = terminal_size(term_size[0], term_size[1])
@@ -336,6 +505,8 @@ class Session(asyncssh.SSHServerSession):
     def refuse(self, why: str) -> None:
         assert self.chan is not None
         self.closed = True
+        log.info("refused %s %s: %s", self.gate.address, self.gate.who, why)
+        self.gate.reason = f"session refused: {why}"
         self.chan.write_stderr(f"cantina: {why}\r\n".encode())
         self.chan.exit(1)
 
@@ -360,6 +531,8 @@ class Session(asyncssh.SSHServerSession):
                     player=player,
                     save_dir=self.host.player_saves(self.gate.identity),
                 )
+                if self.closed or self.input_ended:  # gone before its app was made
+                    app.leave()
                 await app.run_async(size=self.size)
             finally:
                 if lobby is not None and player is not None:
@@ -380,6 +553,8 @@ class Session(asyncssh.SSHServerSession):
         """Say goodbye (if there is a reason to) and close the channel."""
         if self.chan is not None and not self.closed:
             self.closed = True
+            if self.goodbye:
+                self.gate.reason = f"session ended: {self.goodbye}"
             try:
                 if self.goodbye:
                     self.chan.write_stderr(f"\r\ncantina: {self.goodbye}\r\n".encode())
@@ -391,11 +566,15 @@ class Session(asyncssh.SSHServerSession):
         """End this session from the host's side (idle, host closing, bad input)."""
         self.goodbye = self.goodbye or why
         if self.app is not None:
-            self.app.exit()
+            self.app.leave()
         elif self.chan is not None and not self.closed:
             self.refuse(why)
 
     # --- the driver's terminal -------------------------------------------------------------
+
+    @property
+    def who(self) -> str:
+        return f"{self.gate.address} {self.gate.who}"
 
     def attach(self, driver: Any) -> None:
         self.driver = driver
@@ -413,7 +592,7 @@ class Session(asyncssh.SSHServerSession):
             if self.gate.conn is not None:
                 self.gate.conn.abort()
             if self.app is not None:
-                self.app.exit()
+                self.app.leave()
             return
         try:
             chan.write(data)
@@ -451,12 +630,16 @@ class Session(asyncssh.SSHServerSession):
         """The client has no more input: end the app, and keep the channel open until it
         has ended, for the exit status."""
         if self.app is not None:
-            self.app.exit()
+            self.app.leave()
+            return True
+        if self.task is not None:  # its app is on its way: it ends as soon as it is made
+            self.input_ended = True
             return True
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.gate.session_closed()
         self.closed = True
         if self.app is not None:
-            self.app.exit()
+            self.app.leave()
         self.host.ended(self)
