@@ -21,9 +21,11 @@ from textual.widgets.option_list import Option
 
 from cantina.ai.temperament import temperaments
 from cantina.campaign.errors import CampaignError
+from cantina.chat import ChatSeat
 from cantina.games import GAMES
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.seating import TableSetup
+from screens.chat import ChatPanel
 from screens.footer import CantinaFooter
 from screens.menu import MenuScreen
 from screens.services import HostedServices
@@ -75,6 +77,9 @@ class LobbyScreen(HostedScreen):
         Binding("j", "code", "Join by code", id="lobby.code"),
         Binding("m", "menu", "Play alone", id="lobby.menu"),
         Binding("q", "app.quit", "Quit", id="lobby.quit"),
+        # the chat panel's title names these
+        Binding("slash", "chat", "Chat", id="lobby.chat", show=False),
+        Binding("h", "chat_history", "Chat history", id="lobby.chat_history", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -99,6 +104,11 @@ class LobbyScreen(HostedScreen):
                     " d Val-Des, i Victim!; c sets one of your campaigns."
                 ),
                 id="lobby-help",
+            )
+            yield ChatPanel(
+                ChatSeat(self.lobby.chat, self.player, self.hosted.muted),
+                title="Chat: / to talk, h for all of it (and to mute someone)",
+                id="chat",
             )
         yield CantinaFooter()
 
@@ -196,6 +206,12 @@ class LobbyScreen(HostedScreen):
 
     def action_menu(self) -> None:
         self.app.push_screen(MenuScreen())
+
+    def action_chat(self) -> None:
+        self.query_one("#chat", ChatPanel).start()
+
+    def action_chat_history(self) -> None:
+        self.query_one("#chat", ChatPanel).show_history()
 
 
 class CampaignTableScreen(HostedScreen):
@@ -304,6 +320,9 @@ class WaitingScreen(HostedScreen):
     BINDINGS = [
         Binding("s", "start", "Start", id="waiting.start"),
         Binding("escape", "leave", "Leave", id="waiting.leave"),
+        # the chat panel's title names these
+        Binding("slash", "chat", "Chat", id="waiting.chat", show=False),
+        Binding("h", "chat_history", "Chat history", id="waiting.chat_history", show=False),
     ]
 
     def __init__(self, table: SharedTable) -> None:
@@ -316,6 +335,9 @@ class WaitingScreen(HostedScreen):
             yield Static(id="waiting-title")
             yield Static(id="waiting-seats")
             yield Static(id="waiting-help")
+            watching = self.table.seat_of(self.player.identity) is None
+            seat = ChatSeat(self.table.chat, self.player, self.hosted.muted, watching=watching)
+            yield ChatPanel(seat, title="Chat at this table: / to talk, h for all of it", id="chat")
         yield CantinaFooter()
 
     def on_mount(self) -> None:
@@ -373,3 +395,9 @@ class WaitingScreen(HostedScreen):
     def action_leave(self) -> None:
         self.lobby.leave_unstarted(self.table, self.player)
         self.app.pop_screen()
+
+    def action_chat(self) -> None:
+        self.query_one("#chat", ChatPanel).start()
+
+    def action_chat_history(self) -> None:
+        self.query_one("#chat", ChatPanel).show_history()

@@ -1,0 +1,227 @@
+"""Chat on screen: the last few lines of a room, a line to type in, and the whole of it.
+
+The panel is light on purpose (every session in the lobby has one): a title, a
+`NarrationLog` holding only the lines on show, and an input that takes the focus only
+when asked (`/`), so no key meant for the table ever lands in it by chance and none
+typed in it reaches the table. The whole room, with a key to mute whoever said a line,
+opens on `h` as its own screen, only while it is open. Lines are shown as the plain
+text they are (the room has cleaned them), never as markup.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from cantina.chat import MAX_LINE, ChatLine, ChatSeat
+from cantina.text import clean_text
+from screens.footer import CantinaFooter
+from screens.table_widgets import Line, NarrationLog
+
+ROWS = 3
+"""Rows of recent lines a panel shows."""
+QUIET = "Nobody has said anything yet."
+IDLE_PLACEHOLDER = "press / to talk"
+TYPING_PLACEHOLDER = "Enter sends, Esc leaves the chat"
+
+
+class ChatInput(Input):
+    """The line a player types, which never holds a control character: a paste (which
+    Textual passes on whole, escape sequences and all) is cleaned as it goes in, so not
+    even the player's own terminal is sent one back."""
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        """Every change to the line (a key, a paste, a deletion) comes through here."""
+        super().replace(clean_text(text), start, end)
+
+
+class ChatPanel(Vertical):
+    """A room's last lines, as this viewer reads them (muted people left out), and the
+    line to type in."""
+
+    DEFAULT_CSS = f"""
+    ChatPanel {{ height: auto; }}
+    ChatPanel #chat-title {{ color: $text-muted; }}
+    ChatPanel #chat-lines {{ height: {ROWS}; }}
+    ChatPanel Input {{ width: 1fr; }}
+    """
+
+    BINDINGS = [Binding("escape", "leave", "Leave the chat", id="chat.leave")]
+
+    class Heard(Message):
+        """The room has a new line (several before the panel looks count as one)."""
+
+    def __init__(self, seat: ChatSeat, *, title: str = "Chat (h: all of it)", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.seat = seat
+        self.title = title
+        self._stop = lambda: None
+        self._heard = False
+        self._back_to: Widget | None = None
+        self._history: ChatHistoryScreen | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Line(id="chat-title")
+        yield NarrationLog(id="chat-lines")
+        field = ChatInput(
+            placeholder=IDLE_PLACEHOLDER, id="chat-input", compact=True, max_length=MAX_LINE
+        )
+        field.can_focus = False  # only `/` gives it the focus (see `start`)
+        field.cursor_blink = False  # a blinking cursor is a frame a second, per player
+        yield field
+
+    def on_mount(self) -> None:
+        self.query_one("#chat-title", Line).text = Content(self.title)
+        self._stop = self.seat.room.listen(self._on_line)
+        self.show()
+
+    def on_unmount(self) -> None:
+        self._stop()
+
+    def _on_line(self, line: ChatLine) -> None:
+        """Called by the room, from whichever session spoke: look later, in this one."""
+        if not self._heard:
+            self._heard = True
+            self.post_message(self.Heard())
+
+    def on_chat_panel_heard(self, message: Heard) -> None:
+        message.stop()
+        self._heard = False
+        self.show()
+
+    def show(self) -> None:
+        lines = [line.plain() for line in self.seat.visible()[-ROWS:]]
+        log = self.query_one("#chat-lines", NarrationLog)
+        log.clear()
+        log.write_lines(lines or [QUIET])
+
+    @property
+    def field(self) -> Input:
+        return self.query_one("#chat-input", Input)
+
+    @property
+    def typing(self) -> bool:
+        return self.field.has_focus
+
+    def start(self) -> None:
+        """Give the line the focus, to type; Esc gives it back to where it was."""
+        field = self.field
+        if field.has_focus:
+            return
+        self._back_to = self.screen.focused
+        field.can_focus = True
+        field.placeholder = TYPING_PLACEHOLDER
+        field.focus()
+
+    def action_leave(self) -> None:
+        field = self.field
+        field.placeholder = IDLE_PLACEHOLDER
+        back = self._back_to
+        self._back_to = None
+        if back is not None and back.is_attached and back.focusable:
+            back.focus()
+        else:
+            self.screen.set_focus(None)
+        field.can_focus = False
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Say the line; an empty one leaves the chat. Only the chat's own: the screen
+        (the lobby's join code) never sees it."""
+        event.stop()
+        text = event.value
+        event.input.value = ""
+        if not text.strip():
+            self.action_leave()
+            return
+        try:
+            self.seat.say(text)
+        except ValueError as err:
+            self.notify(str(err), severity="warning", markup=False)
+
+    def show_history(self) -> None:
+        self.app.push_screen(ChatHistoryScreen(self.seat), lambda _: self.show())
+
+
+class ChatHistoryScreen(ModalScreen[None]):
+    """Every line the room keeps, to scroll back through, going on while open; `m` mutes
+    (or unmutes) whoever said the highlighted line, for this viewer only."""
+
+    DEFAULT_CSS = """
+    ChatHistoryScreen { background: $background 100%; }
+    ChatHistoryScreen #chat-history-title { height: 1; padding: 0 1; background: $panel; }
+    ChatHistoryScreen OptionList { height: 1fr; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("m", "mute", "Mute or unmute who said it", id="chat-history.mute"),
+        Binding("escape,h,q", "dismiss", "Back", id="chat-history.back"),
+    ]
+
+    def __init__(self, seat: ChatSeat) -> None:
+        super().__init__()
+        self.seat = seat
+        self.lines: list[ChatLine] = []
+        self._stop = lambda: None
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Content("The whole chat here (m on a line mutes or unmutes who said it)"),
+            id="chat-history-title",
+        )
+        yield OptionList(id="chat-history")
+        yield CantinaFooter()
+
+    def on_mount(self) -> None:
+        self._stop = self.seat.room.listen(self._on_line)
+        self.fill()
+        lines = self.query_one(OptionList)
+        lines.focus()
+        if self.lines:
+            lines.highlighted = len(self.lines) - 1
+
+    def on_unmount(self) -> None:
+        self._stop()
+
+    def _on_line(self, line: ChatLine) -> None:
+        self.call_later(self.fill)
+
+    def row(self, line: ChatLine) -> Content:
+        if self.seat.shown(line):
+            return Content(line.plain())
+        return Content.styled(f"{line.who}: (muted)", "dim")
+
+    def fill(self) -> None:
+        """Every line kept, the muted ones' text hidden (so they can be unmuted)."""
+        options = self.query_one(OptionList)
+        highlighted = options.highlighted
+        at_end = highlighted is None or highlighted >= len(self.lines) - 1
+        self.lines = list(self.seat.room.lines)
+        options.clear_options()
+        if not self.lines:
+            options.add_option(Option(Content("Nobody has said anything here yet."), disabled=True))
+            return
+        options.add_options([Option(self.row(line)) for line in self.lines])
+        if at_end:
+            options.highlighted = len(self.lines) - 1
+        elif highlighted is not None:
+            options.highlighted = min(highlighted, len(self.lines) - 1)
+
+    def action_mute(self) -> None:
+        index = self.query_one(OptionList).highlighted
+        if index is None or index >= len(self.lines):
+            return
+        line = self.lines[index]
+        try:
+            muted = self.seat.toggle_mute(line)
+        except ValueError as err:
+            self.notify(str(err), severity="warning", markup=False)
+            return
+        said = "their lines are hidden from you" if muted else "you read their lines again"
+        self.notify(f"{'Muted' if muted else 'Unmuted'} {line.name}: {said}.", markup=False)
+        self.fill()
