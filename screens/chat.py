@@ -1,8 +1,8 @@
 """Chat on screen: the last few lines of a room, a line to type in, and the whole of it.
 
-The panel is light on purpose (every session in the lobby has one): a title, a
-`NarrationLog` holding only the lines on show, and an input that takes the focus only
-when asked (`/`), so no key meant for the table ever lands in it by chance and none
+The panel is light on purpose (every session in the lobby has one): its title and last
+lines drawn as one widget, holding only the lines on show, and an input that takes the
+focus only when asked (`/`), so no key meant for the table ever lands in it by chance and none
 typed in it reaches the table. The whole room, with a key to mute whoever said a line,
 opens on `h` as its own screen, only while it is open. Lines are shown as the plain
 text they are (the room has cleaned them), never as markup.
@@ -14,16 +14,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
 from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from cantina.chat import MAX_LINE, ChatLine, ChatSeat
 from cantina.text import clean_text
+from screens.drawing import KeptStyles, plain_rows
 from screens.footer import CantinaFooter
-from screens.table_widgets import Line, NarrationLog
 
 ROWS = 3
 """Rows of recent lines a panel shows."""
@@ -42,15 +44,51 @@ class ChatInput(Input):
         super().replace(clean_text(text), start, end)
 
 
+class ChatLines(KeptStyles, Widget):
+    """The panel's title and its last lines, drawn as one widget (each widget of a
+    session's screen costs tens of KiB, and every session in the lobby has a panel): the
+    title a row, dimmed, then the newest lines, wrapped, as many rows as fit."""
+
+    DEFAULT_CSS = f"""
+    ChatLines {{ height: {ROWS + 1}; }}
+    ChatLines > .chat-lines--title {{ color: $text-muted; }}
+    """
+    COMPONENT_CLASSES = {"chat-lines--title"}
+
+    def __init__(self, title: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.title = title
+        self.said: list[str] = []
+        self._rows: list[Strip] = []
+
+    def show(self, lines: list[str]) -> None:
+        self.said = lines
+        self.refresh()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        width, height = self.size
+        style = self.visual_style.rich_style
+        muted = self._style("chat-lines--title")
+        rows = plain_rows(self.title, width, style + muted)[:1]
+        said: list[Strip] = []
+        for line in self.said or [QUIET]:
+            said.extend(plain_rows(line, width, style if self.said else style + muted))
+        self._rows = rows + said[-max(height - 1, 0) :]
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        if y < len(self._rows):
+            return self._rows[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
+
+
 class ChatPanel(Vertical):
     """A room's last lines, as this viewer reads them (muted people left out), and the
     line to type in."""
 
-    DEFAULT_CSS = f"""
-    ChatPanel {{ height: auto; }}
-    ChatPanel #chat-title {{ color: $text-muted; }}
-    ChatPanel #chat-lines {{ height: {ROWS}; }}
-    ChatPanel Input {{ width: 1fr; }}
+    DEFAULT_CSS = """
+    ChatPanel { height: auto; }
+    ChatPanel Input { width: 1fr; }
     """
 
     BINDINGS = [Binding("escape", "leave", "Leave the chat", id="chat.leave")]
@@ -65,11 +103,9 @@ class ChatPanel(Vertical):
         self._stop = lambda: None
         self._heard = False
         self._back_to: Widget | None = None
-        self._history: ChatHistoryScreen | None = None
 
     def compose(self) -> ComposeResult:
-        yield Line(id="chat-title")
-        yield NarrationLog(id="chat-lines")
+        yield ChatLines(self.title, id="chat-lines")
         field = ChatInput(
             placeholder=IDLE_PLACEHOLDER, id="chat-input", compact=True, max_length=MAX_LINE
         )
@@ -78,7 +114,6 @@ class ChatPanel(Vertical):
         yield field
 
     def on_mount(self) -> None:
-        self.query_one("#chat-title", Line).text = Content(self.title)
         self._stop = self.seat.room.listen(self._on_line)
         self.show()
 
@@ -97,10 +132,14 @@ class ChatPanel(Vertical):
         self.show()
 
     def show(self) -> None:
+        """The last lines this viewer reads (each at least a row: no more are needed)."""
         lines = [line.plain() for line in self.seat.visible()[-ROWS:]]
-        log = self.query_one("#chat-lines", NarrationLog)
-        log.clear()
-        log.write_lines(lines or [QUIET])
+        self.query_one(ChatLines).show(lines)
+
+    @property
+    def lines(self) -> list[str]:
+        """The lines on show (the last few)."""
+        return self.query_one(ChatLines).said
 
     @property
     def field(self) -> Input:
@@ -118,7 +157,7 @@ class ChatPanel(Vertical):
         self._back_to = self.screen.focused
         field.can_focus = True
         field.placeholder = TYPING_PLACEHOLDER
-        field.focus()
+        self.screen.set_focus(field)  # now, not after the keys already on their way
 
     def action_leave(self) -> None:
         field = self.field

@@ -198,7 +198,7 @@ async def until(pilot, ready: Callable[[], object], limit: int = 400) -> None:
 
 
 def panel_lines(app) -> list[str]:
-    return app.screen.query_one("#chat-lines").lines
+    return app.screen.query_one(ChatPanel).lines
 
 
 def alone_with_ais(lobby: Lobby) -> SharedTable:
