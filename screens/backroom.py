@@ -25,7 +25,7 @@ from cantina.chat import ChatSeat
 from cantina.games import GAMES
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.seating import TableSetup
-from screens.chat import ChatPanel
+from screens.chat import ChatPanel, chat_key_acts
 from screens.footer import CantinaFooter
 from screens.menu import MenuScreen
 from screens.services import HostedServices
@@ -77,8 +77,8 @@ class LobbyScreen(HostedScreen):
         Binding("j", "code", "Join by code", id="lobby.code"),
         Binding("m", "menu", "Play alone", id="lobby.menu"),
         Binding("q", "app.quit", "Quit", id="lobby.quit"),
-        # the chat panel's title names these
-        Binding("slash", "chat", "Chat", id="lobby.chat", show=False),
+        # the chat panel's title names these (`/`: see TableScreen's)
+        Binding("slash", "chat", "Chat", show=False, priority=True, id="lobby.chat"),
         Binding("h", "chat_history", "Chat history", id="lobby.chat_history", show=False),
     ]
 
@@ -199,6 +199,8 @@ class LobbyScreen(HostedScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "campaign":
             return self.hosted.campaigns_allowed  # a guest keeps none
+        if action == "chat":
+            return chat_key_acts(self)
         return True
 
     def action_campaign(self) -> None:
@@ -320,8 +322,8 @@ class WaitingScreen(HostedScreen):
     BINDINGS = [
         Binding("s", "start", "Start", id="waiting.start"),
         Binding("escape", "leave", "Leave", id="waiting.leave"),
-        # the chat panel's title names these
-        Binding("slash", "chat", "Chat", id="waiting.chat", show=False),
+        # the chat panel's title names these (`/`: see TableScreen's)
+        Binding("slash", "chat", "Chat", show=False, priority=True, id="waiting.chat"),
         Binding("h", "chat_history", "Chat history", id="waiting.chat_history", show=False),
     ]
 
@@ -382,6 +384,8 @@ class WaitingScreen(HostedScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start":
             return self.table.creator.identity == self.player.identity
+        if action == "chat":
+            return chat_key_acts(self)
         return True
 
     def action_start(self) -> None:

@@ -165,7 +165,7 @@ class ChatPanel(Vertical):
         back = self._back_to
         self._back_to = None
         if back is not None and back.is_attached and back.focusable:
-            back.focus()
+            self.screen.set_focus(back)
         else:
             self.screen.set_focus(None)
         field.can_focus = False
@@ -186,6 +186,14 @@ class ChatPanel(Vertical):
 
     def show_history(self) -> None:
         self.app.push_screen(ChatHistoryScreen(self.seat), lambda _: self.show())
+
+
+def chat_key_acts(screen: Widget) -> bool:
+    """Whether `/` opens the chat on `screen`: not while its chat line has the keys (then
+    `/` is typed into it). The key is a priority binding, so that the focus moves as it
+    is read, before the keys typed right behind it are sent on to the widget that had it."""
+    panels = screen.query(ChatPanel)
+    return bool(panels) and not panels.first().typing
 
 
 class ChatHistoryScreen(ModalScreen[None]):

@@ -34,7 +34,7 @@ from cantina.games.events import Event
 from cantina.games.table import Action, Decision, Game, IllegalAction, Kind
 from cantina.live import LiveTable
 from cantina.narration import Narrator
-from screens.chat import ChatPanel
+from screens.chat import ChatPanel, chat_key_acts
 from screens.dialogs import HAND_OFF_TEXT_WIDTH, ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.dice import Die
 from screens.drawing import wrap_plain
@@ -79,8 +79,9 @@ class TableScreen(UsesApp, Screen[None]):
         Binding("t", "standings", "Ranks", id="table.standings", tooltip="The campaign standings"),
         Binding("f1,question_mark", "rules", "Rules", id="table.rules"),
         Binding("escape", "leave", "Leave", id="table.leave"),
-        # at a shared table only; the chat panel's title names them
-        Binding("slash", "chat", "Chat", show=False, id="table.chat"),
+        # at a shared table only; the chat panel's title names them. `/` has priority: it
+        # moves the focus before the keys typed right behind it go anywhere
+        Binding("slash", "chat", "Chat", show=False, priority=True, id="table.chat"),
         Binding("h", "chat_history", "Chat history", show=False, id="table.chat_history"),
     ]
 
@@ -523,7 +524,9 @@ class TableScreen(UsesApp, Screen[None]):
             return self.dealer.turn.kind == OVER
         if action == "standings":
             return campaign_of(self.table) is not None
-        if action in ("chat", "chat_history"):
+        if action == "chat":  # not while typing: then `/` is a character of the line
+            return self.chat is not None and chat_key_acts(self)
+        if action == "chat_history":
             return self.chat is not None
         return True
 

@@ -14,6 +14,7 @@ import test_ssh
 from ssh_clients import connect
 from test_no_color import is_grey, picture
 from test_ssh import Keys, start_host
+from textual import events
 
 import cantina.chat
 from cantina.app import CantinaApp
@@ -27,7 +28,7 @@ from cantina.chat import (
     ChatSeat,
     Muted,
 )
-from cantina.dealer import Pace
+from cantina.dealer import ASKING, Pace
 from cantina.games.valdes import ValDesSettings
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.seating import Seat, TableSetup
@@ -223,8 +224,8 @@ async def test_typing_in_the_chat_never_acts_at_the_table():
         )
         screen = app.screen
         moves = len(table.live.moves)
-        await pilot.press("slash", *"1 2 o l", "enter")
-        await until(pilot, lambda: panel_lines(app)[-1:] == ["alice: 1 2 o l"])
+        await pilot.press("slash", *"1 2 o l/h", "enter")
+        await until(pilot, lambda: panel_lines(app)[-1:] == ["alice: 1 2 o l/h"])
         assert len(table.live.moves) == moves and screen.awaiting_human
         assert not screen.odds_shown and app.screen is screen
         assert screen.query_one(ChatPanel).typing, "the chat keeps the keys until Esc"
@@ -233,6 +234,26 @@ async def test_typing_in_the_chat_never_acts_at_the_table():
         assert app.screen is screen and not screen.query_one(ChatPanel).typing
         await pilot.press("1")
         await until(pilot, lambda: len(table.live.moves) > moves)
+    lobby.close_all()
+
+
+async def test_keys_typed_right_behind_the_slash_are_the_lines():
+    """`/1 2` and Enter arriving together (a fast typist, a slow link): the focus moves
+    as `/` is read, so the digits are the line's and no move is made."""
+    lobby = Lobby(pace=INSTANT)
+    table = alone_with_ais(lobby)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(
+            pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.awaiting_human
+        )
+        moves = len(table.live.moves)
+        for key, character in [("slash", "/"), ("1", "1"), ("space", " "), ("2", "2")]:
+            app.post_message(events.Key(key, character))  # all queued before any is read
+        app.post_message(events.Key("enter", "\r"))
+        await until(pilot, lambda: table.chat.lines)
+        assert [line.text for line in table.chat.lines] == ["1 2"]
+        assert len(table.live.moves) == moves and app.screen.awaiting_human
     lobby.close_all()
 
 
@@ -431,11 +452,28 @@ async def test_two_sessions_in_the_lobby_and_a_spectator_at_a_table(keys: Keys):
         bob[1].write(b"w")
         await wait_for(lambda: isinstance(app_of(host, "bob").screen, TableScreen), "bob watching")
         assert app_of(host, "bob").screen.chat.watching
+        (table,) = host.lobby.tables.values()
+
+        # Asked to call, alice types `/` and a line with digits in one go: all of it is
+        # her line (the focus moves at `/`, before the keys behind it), none of it a move.
+        def asking_alice() -> bool:
+            turn = table.dealer.turn
+            return (
+                turn.kind == ASKING and turn.seat == 0 and table.dealer.shown == len(table.live.log)
+            )
+
+        await wait_for(asking_alice, "alice to be asked")
+        moves = len(table.live.moves)
+        alice[1].write(b"/1 2 3\r")
+        await wait_for(lambda: table.chat.lines, "alice's line")
+        assert [line.plain() for line in table.chat.lines] == ["alice: 1 2 3"]
+        assert len(table.live.moves) == moves and asking_alice()
+        alice[1].write(b"\x1b")
+        await wait_for(lambda: not typing(host, "alice"), "alice out of the chat")
         mark = alice[2].output.__len__()
         await say(host, "bob", bob[1], b"good luck")
         await alice[2].expect("bob (watching): good luck", since=mark)
-        (table,) = host.lobby.tables.values()
-        assert [line.plain() for line in table.chat.lines] == ["bob (watching): good luck"]
+        assert [line.plain() for line in table.chat.lines][-1] == "bob (watching): good luck"
 
         marks = [alice[2].output.__len__(), bob[2].output.__len__()]
         await say(host, "alice", alice[1], b"\x1b[200~" + HOSTILE.encode() + b"\x1b[201~")
@@ -443,7 +481,7 @@ async def test_two_sessions_in_the_lobby_and_a_spectator_at_a_table(keys: Keys):
         # keys (ESC itself as "^[", BEL as ctrl+g, which types nothing): the words arrive,
         # the sequences do not. (It then waits for the paste's end before taking any
         # other key: the paster's own session only, but nothing to test after it.)
-        await wait_for(lambda: len(table.chat.lines) == 2, "alice's pasted line")
+        await wait_for(lambda: len(table.chat.lines) == 3, "alice's pasted line")
         said = table.chat.lines[-1]
         assert "2;PWNED" in said.text and no_controls(said.text), said
         await bob[2].expect("2;PWNED", since=marks[1])
