@@ -35,9 +35,9 @@ TYPING_PLACEHOLDER = "Enter sends, Esc leaves the chat"
 
 
 class ChatInput(Input):
-    """The line a player types, which never holds a control character: a paste (which
-    Textual passes on whole, escape sequences and all) is cleaned as it goes in, so not
-    even the player's own terminal is sent one back."""
+    """The line a player types, which never holds a control character: what a paste
+    brings (Textual passes a tab or a BEL in one on as it is) is cleaned as it goes in,
+    so not even the player's own terminal is sent one back."""
 
     def replace(self, text: str, start: int, end: int) -> None:
         """Every change to the line (a key, a paste, a deletion) comes through here."""
@@ -175,14 +175,16 @@ class ChatPanel(Vertical):
         (the lobby's join code) never sees it."""
         event.stop()
         text = event.value
-        event.input.value = ""
         if not text.strip():
+            event.input.value = ""
             self.action_leave()
             return
         try:
             self.seat.say(text)
-        except ValueError as err:
+        except ValueError as err:  # too fast: the line stays, to send again in a moment
             self.notify(str(err), severity="warning", markup=False)
+            return
+        event.input.value = ""
 
     def show_history(self) -> None:
         self.app.push_screen(ChatHistoryScreen(self.seat), lambda _: self.show())
@@ -215,6 +217,7 @@ class ChatHistoryScreen(ModalScreen[None]):
         self.seat = seat
         self.lines: list[ChatLine] = []
         self._stop = lambda: None
+        self._filling = False
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -236,7 +239,11 @@ class ChatHistoryScreen(ModalScreen[None]):
         self._stop()
 
     def _on_line(self, line: ChatLine) -> None:
-        self.call_later(self.fill)
+        """Called by the room from whichever session spoke: fill the list later, once for
+        however many lines came meanwhile."""
+        if not self._filling:
+            self._filling = True
+            self.call_later(self.fill)
 
     def row(self, line: ChatLine) -> Content:
         if self.seat.shown(line):
@@ -245,6 +252,7 @@ class ChatHistoryScreen(ModalScreen[None]):
 
     def fill(self) -> None:
         """Every line kept, the muted ones' text hidden (so they can be unmuted)."""
+        self._filling = False
         options = self.query_one(OptionList)
         highlighted = options.highlighted
         at_end = highlighted is None or highlighted >= len(self.lines) - 1

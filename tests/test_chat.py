@@ -519,3 +519,22 @@ async def test_the_waiting_room_talks_in_the_tables_chat():
         await until(creator, lambda: isinstance(alice.screen, TableScreen))
         await until(creator, lambda: panel_lines(alice) == ["bob: ready when you are"])
     lobby.close_all()
+
+
+async def test_too_fast_says_so_in_a_line_and_keeps_the_line():
+    """A sixth line within ten seconds is refused with one plain line (a notice); what was
+    typed stays in the chat line, to send again in a moment."""
+    lobby = Lobby()
+    lobby.chat.rates = ChatRates(clock=Clock())  # time stands still: however slow the test
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("slash")
+        for n in range(BURST + 1):
+            await pilot.press(*f"line {n}", "enter")
+        await pilot.pause()
+        assert [line.text for line in lobby.chat.lines] == [f"line {n}" for n in range(BURST)]
+        assert app.screen.query_one(ChatPanel).field.value == f"line {BURST}"
+        assert [n.message for n in app._notifications] == [
+            "Slow down: at most 5 lines every 10 seconds (wait 2 s)."
+        ]
