@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from cantina.ai.temperament import temperament
+from cantina.chat import ChatRates, ChatRoom
 from cantina.dealer import Dealer, Pace, Place
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
@@ -58,6 +59,9 @@ class SharedTable:
     campaign: OpenCampaign | None = None
     """The saved campaign this table plays (locked while the table is open), if any: its
     roster sets the seats, and every decision is saved as at a local campaign."""
+    chat: ChatRoom = field(default_factory=ChatRoom)
+    """What the players and spectators at this table say (the lobby's gives it the host's
+    rates, so a person's pace is counted across rooms)."""
 
     @property
     def live(self) -> LiveTable | None:
@@ -116,6 +120,10 @@ class Lobby:
         """How long what happens stays on show at every table of this host."""
         self.connected: dict[str, int] = {}
         """Sessions open now, by identity."""
+        self.chat_rates = ChatRates()
+        """How often each person may speak, in the lobby and at every table."""
+        self.chat = ChatRoom(self.chat_rates)
+        """The lobby's own room: everyone connected."""
 
     # --- people ----------------------------------------------------------------------------
 
@@ -192,6 +200,7 @@ class Lobby:
             raise ValueError("the host has as many tables as it keeps; join one instead")
         temperament(stand_in)  # ValueError for an unknown temperament
         table = SharedTable(self._new_code(), setup, creator, stand_in, campaign=campaign)
+        table.chat = ChatRoom(self.chat_rates)
         if not table.human_seats:
             raise ValueError("mark at least one seat Human: this table is for people")
         for other in list(self.tables.values()):  # one unstarted table per creator

@@ -21,9 +21,11 @@ from textual.widgets.option_list import Option
 
 from cantina.ai.temperament import temperaments
 from cantina.campaign.errors import CampaignError
+from cantina.chat import ChatSeat
 from cantina.games import GAMES
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.seating import TableSetup
+from screens.chat import ChatPanel, chat_key_acts
 from screens.footer import CantinaFooter
 from screens.menu import MenuScreen
 from screens.services import HostedServices
@@ -75,6 +77,9 @@ class LobbyScreen(HostedScreen):
         Binding("j", "code", "Join by code", id="lobby.code"),
         Binding("m", "menu", "Play alone", id="lobby.menu"),
         Binding("q", "app.quit", "Quit", id="lobby.quit"),
+        # the chat panel's title names these (`/`: see TableScreen's)
+        Binding("slash", "chat", "Chat", show=False, priority=True, id="lobby.chat"),
+        Binding("h", "chat_history", "Chat history", id="lobby.chat_history", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -99,6 +104,11 @@ class LobbyScreen(HostedScreen):
                     " d Val-Des, i Victim!; c sets one of your campaigns."
                 ),
                 id="lobby-help",
+            )
+            yield ChatPanel(
+                ChatSeat(self.lobby.chat, self.player, self.hosted.muted),
+                title="Chat: / to talk, h for all of it (and to mute someone)",
+                id="chat",
             )
         yield CantinaFooter()
 
@@ -189,6 +199,8 @@ class LobbyScreen(HostedScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "campaign":
             return self.hosted.campaigns_allowed  # a guest keeps none
+        if action == "chat":
+            return chat_key_acts(self)
         return True
 
     def action_campaign(self) -> None:
@@ -196,6 +208,12 @@ class LobbyScreen(HostedScreen):
 
     def action_menu(self) -> None:
         self.app.push_screen(MenuScreen())
+
+    def action_chat(self) -> None:
+        self.query_one("#chat", ChatPanel).start()
+
+    def action_chat_history(self) -> None:
+        self.query_one("#chat", ChatPanel).show_history()
 
 
 class CampaignTableScreen(HostedScreen):
@@ -304,6 +322,9 @@ class WaitingScreen(HostedScreen):
     BINDINGS = [
         Binding("s", "start", "Start", id="waiting.start"),
         Binding("escape", "leave", "Leave", id="waiting.leave"),
+        # the chat panel's title names these (`/`: see TableScreen's)
+        Binding("slash", "chat", "Chat", show=False, priority=True, id="waiting.chat"),
+        Binding("h", "chat_history", "Chat history", id="waiting.chat_history", show=False),
     ]
 
     def __init__(self, table: SharedTable) -> None:
@@ -316,6 +337,9 @@ class WaitingScreen(HostedScreen):
             yield Static(id="waiting-title")
             yield Static(id="waiting-seats")
             yield Static(id="waiting-help")
+            watching = self.table.seat_of(self.player.identity) is None
+            seat = ChatSeat(self.table.chat, self.player, self.hosted.muted, watching=watching)
+            yield ChatPanel(seat, title="Chat at this table: / to talk, h for all of it", id="chat")
         yield CantinaFooter()
 
     def on_mount(self) -> None:
@@ -360,6 +384,8 @@ class WaitingScreen(HostedScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start":
             return self.table.creator.identity == self.player.identity
+        if action == "chat":
+            return chat_key_acts(self)
         return True
 
     def action_start(self) -> None:
@@ -373,3 +399,9 @@ class WaitingScreen(HostedScreen):
     def action_leave(self) -> None:
         self.lobby.leave_unstarted(self.table, self.player)
         self.app.pop_screen()
+
+    def action_chat(self) -> None:
+        self.query_one("#chat", ChatPanel).start()
+
+    def action_chat_history(self) -> None:
+        self.query_one("#chat", ChatPanel).show_history()

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from cantina.campaign.series import Campaign
     from cantina.campaign.store import OpenCampaign, Store
+    from cantina.chat import Muted
     from cantina.dealer import Pace
     from cantina.live import LiveTable
     from cantina.lobby import Lobby, Player, SharedTable
@@ -64,6 +65,8 @@ class HostedServices(AppServices, Protocol):
 
     lobby: Lobby | None
     player: Player | None
+    muted: Muted
+    """Whom this session's player does not want to read in any chat room."""
 
     def sit_at(self, table: SharedTable) -> None:
         """Show a started shared table: this player's seat, or a spectator's place."""

@@ -27,12 +27,14 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from cantina.campaign.series import Campaign
+from cantina.chat import ChatSeat
 from cantina.dealer import ASKING, OVER, REPLAYED, SHOWING, THINKING, Dealer, Place
 from cantina.games import GAMES
 from cantina.games.events import Event
 from cantina.games.table import Action, Decision, Game, IllegalAction, Kind
 from cantina.live import LiveTable
 from cantina.narration import Narrator
+from screens.chat import ChatPanel, chat_key_acts
 from screens.dialogs import HAND_OFF_TEXT_WIDTH, ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.dice import Die
 from screens.drawing import wrap_plain
@@ -77,6 +79,10 @@ class TableScreen(UsesApp, Screen[None]):
         Binding("t", "standings", "Ranks", id="table.standings", tooltip="The campaign standings"),
         Binding("f1,question_mark", "rules", "Rules", id="table.rules"),
         Binding("escape", "leave", "Leave", id="table.leave"),
+        # at a shared table only; the chat panel's title names them. `/` has priority: it
+        # moves the focus before the keys typed right behind it go anywhere
+        Binding("slash", "chat", "Chat", show=False, priority=True, id="table.chat"),
+        Binding("h", "chat_history", "Chat history", show=False, id="table.chat_history"),
     ]
 
     odds_shown: reactive[bool] = reactive(False, init=False)
@@ -86,7 +92,13 @@ class TableScreen(UsesApp, Screen[None]):
         Changes that come before the screen has looked are looked at together."""
 
     def __init__(
-        self, dealer: Dealer, place: Place, *, label: str = "", owns_dealer: bool = False
+        self,
+        dealer: Dealer,
+        place: Place,
+        *,
+        label: str = "",
+        owns_dealer: bool = False,
+        chat: ChatSeat | None = None,
     ) -> None:
         super().__init__()
         self.dealer = dealer
@@ -99,6 +111,9 @@ class TableScreen(UsesApp, Screen[None]):
         """Shown first in the status bar (a replay says which round it is)."""
         self.owns_dealer = owns_dealer
         """Whether the table lives only as long as this screen (a local one)."""
+        self.chat = chat
+        """This viewer's place in the table's chat: a shared table's only (hot-seat
+        players share a keyboard and need none)."""
         self.narrate = Narrator(self.setup.names)
         self.number = 0
         """Which of the table's games this screen shows (0: none yet)."""
@@ -186,7 +201,12 @@ class TableScreen(UsesApp, Screen[None]):
                 yield Line(id="variants")
                 if self.table.campaign:
                     yield Static(id="campaign-panel")
-            yield NarrationLog(id="log")
+            if self.chat is None:
+                yield NarrationLog(id="log")
+            else:
+                with Vertical(id="table-side"):
+                    yield NarrationLog(id="log")
+                    yield ChatPanel(self.chat, id="chat")
         yield DecisionBar(id="decision")
         yield TableFooter(show_command_palette=False)
 
@@ -504,6 +524,10 @@ class TableScreen(UsesApp, Screen[None]):
             return self.dealer.turn.kind == OVER
         if action == "standings":
             return campaign_of(self.table) is not None
+        if action == "chat":  # not while typing: then `/` is a character of the line
+            return self.chat is not None and chat_key_acts(self)
+        if action == "chat_history":
+            return self.chat is not None
         return True
 
     def action_pick(self, index: int) -> None:
@@ -554,6 +578,12 @@ class TableScreen(UsesApp, Screen[None]):
         campaign = campaign_of(self.table)
         if campaign is not None:
             self.app.push_screen(StandingsScreen(campaign))
+
+    def action_chat(self) -> None:
+        self.query_one("#chat", ChatPanel).start()
+
+    def action_chat_history(self) -> None:
+        self.query_one("#chat", ChatPanel).show_history()
 
     def action_leave(self) -> None:
         """Leave the table; when a game is under way and leaving it loses or changes

@@ -14,6 +14,7 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from cantina.app import CantinaApp
+from cantina.chat import ChatSeat, Muted
 from cantina.ssh.driver import ChannelDriver, Terminal
 from cantina.ssh.styles import SharedStylesheet
 from screens.backroom import LobbyScreen
@@ -76,6 +77,8 @@ class HostedApp(CantinaApp):
         self.driver_class = ChannelDriver
         self.shared_screen: TableScreen | None = None
         """The screen of the shared table this session last sat at."""
+        self.muted = Muted()
+        """Whom this player has muted, in the lobby's chat and at every table."""
         # As Textual's own console, with the player's colour depth. The host's NO_COLOR is
         # not the player's: `no_color=False` (Textual hides it from its console instead).
         self.console = Console(
@@ -140,7 +143,8 @@ class HostedApp(CantinaApp):
         if shown is not None and not shown.gone and shown.dealer is table.dealer:
             return  # already at this table (one screen per table and player)
         place = table.place_of(self.player)
-        self.shared_screen = screen_for(table.dealer, place)
+        chat = ChatSeat(table.chat, self.player, self.muted, watching=not place.player)
+        self.shared_screen = screen_for(table.dealer, place, chat=chat)
         self.showing(self.shared_screen)
         self.push_screen(self.shared_screen)
         if not place.player:

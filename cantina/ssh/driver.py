@@ -116,10 +116,13 @@ class ChannelDriver(Driver):
                 self.take(message)
         except UnreadableInput as error:
             self.unreadable(error)
-        if self._tick is None:
-            # A lone ESC is a key only once nothing follows it: look again shortly.
-            delay = constants.ESCAPE_DELAY + 0.01
-            self._tick = asyncio.get_running_loop().call_later(delay, self._tick_parser)
+        # A lone ESC is a key only once nothing follows it: look again shortly after the
+        # last input. (A look timed from an earlier chunk came too soon for an ESC that
+        # arrived after it, and none came later: the ESC waited for the next key.)
+        if self._tick is not None:
+            self._tick.cancel()
+        delay = constants.ESCAPE_DELAY + 0.01
+        self._tick = asyncio.get_running_loop().call_later(delay, self._tick_parser)
 
     def _tick_parser(self) -> None:
         self._tick = None

@@ -1,0 +1,540 @@
+"""Chat in the lobby and at shared tables: the rooms (cleaned lines, a pace per person,
+bounded history, mutes of one's own), the panel in a session's screens (typing never
+acts at the table; hot-seat has none), and real SSH clients reading each other's lines."""
+
+from __future__ import annotations
+
+import asyncio
+import unicodedata
+from collections.abc import Callable
+
+import asyncssh
+import pytest
+import test_ssh
+from ssh_clients import connect
+from test_no_color import is_grey, picture
+from test_ssh import Keys, start_host
+from textual import events
+
+import cantina.chat
+from cantina.app import CantinaApp
+from cantina.chat import (
+    BURST,
+    KEEP,
+    MAX_LINE,
+    ChatLine,
+    ChatRates,
+    ChatRoom,
+    ChatSeat,
+    Muted,
+)
+from cantina.dealer import ASKING, Pace
+from cantina.games.valdes import ValDesSettings
+from cantina.lobby import Lobby, Player, SharedTable
+from cantina.seating import Seat, TableSetup
+from cantina.ssh.app import HostedApp
+from cantina.ssh.server import Host
+from screens.backroom import LobbyScreen, WaitingScreen
+from screens.chat import ChatHistoryScreen, ChatPanel
+from screens.table import TableScreen
+
+ALICE = Player("SHA256:alicekey0001", "alice")
+BOB = Player("SHA256:bobkey000002", "bob")
+CAROL = Player("SHA256:carolkey0003", "carol")
+HOSTILE = "hi \x1b]2;PWNED\x07\x1b[2J there"
+"""A line that, drawn raw, would retitle the terminal and clear the screen."""
+INSTANT = Pace(beat=0, roll=0)
+SIZE = (80, 24)
+
+keys = test_ssh.keys
+own_config = test_ssh.own_config
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def no_controls(text: str) -> bool:
+    return all(unicodedata.category(ch)[0] != "C" for ch in text)
+
+
+# --- the rooms ------------------------------------------------------------------------------
+
+
+def test_lines_and_names_are_cleaned_of_control_characters():
+    room = ChatRoom()
+    line = room.say(Player("SHA256:eve", "e\x1b[31mve\x07"), HOSTILE)
+    assert line.text == "hi ]2;PWNED[2J there" and line.name == "e[31mve"
+    assert no_controls(line.plain())
+    assert room.say(BOB, "  many   spaces  ").text == "many spaces"
+    assert len(room.say(BOB, "x" * 1000).text) == MAX_LINE
+    for empty in ("", "   ", "\x1b\x07\x00"):
+        with pytest.raises(ValueError, match="empty"):
+            room.say(BOB, empty)
+    assert len(room.lines) == 3, "an empty line is not kept (nor counted against the pace)"
+
+
+def test_a_spectators_line_is_marked():
+    room = ChatRoom()
+    assert room.say(CAROL, "nice", watching=True).plain() == "carol (watching): nice"
+    assert room.say(ALICE, "thanks").plain() == "alice: thanks"
+
+
+def test_five_lines_in_ten_seconds_then_one_every_two():
+    clock = Clock()
+    room = ChatRoom(ChatRates(clock=clock))
+    for n in range(BURST):
+        room.say(ALICE, f"line {n}")
+    with pytest.raises(
+        ValueError, match=r"^Slow down: at most 5 lines every 10 seconds \(wait 2 s\)"
+    ):
+        room.say(ALICE, "one too many")
+    room.say(BOB, "bob has his own pace")
+    clock.now += 1.0
+    with pytest.raises(ValueError, match="wait 1 s"):
+        room.say(ALICE, "still too soon")
+    clock.now += 1.0
+    room.say(ALICE, "two seconds later: one more")
+    with pytest.raises(ValueError, match="Slow down"):
+        room.say(ALICE, "and not two")
+    clock.now += 10.0
+    for n in range(BURST):  # quiet for ten seconds: a full burst again, and no more
+        room.say(ALICE, f"again {n}")
+    with pytest.raises(ValueError, match="Slow down"):
+        room.say(ALICE, "over")
+    assert [line.text for line in room.lines].count("one too many") == 0
+
+
+def test_the_pace_is_counted_across_the_hosts_rooms():
+    """A person cannot talk faster by spreading lines over the lobby and tables."""
+    lobby = Lobby()
+    setup = TableSetup("valdes", ValDesSettings(seats=2, ante=1), (Seat("P"), Seat("P2")), 1)
+    table = lobby.create(setup, ALICE)
+    other = lobby.create(setup, BOB)
+    assert table.chat is not other.chat and table.chat is not lobby.chat
+    for room in (lobby.chat, table.chat, other.chat, lobby.chat, table.chat):
+        room.say(CAROL, "hello")
+    with pytest.raises(ValueError, match="Slow down"):
+        other.chat.say(CAROL, "a sixth line, in a third room")
+
+
+def test_quiet_speakers_are_forgotten(monkeypatch):
+    monkeypatch.setattr(cantina.chat, "FORGET_AFTER", 10)
+    clock = Clock()
+    rates = ChatRates(clock=clock)
+    for n in range(10):
+        assert rates.take(f"id{n}")
+    clock.now += 60  # everyone's bucket is full again
+    assert rates.take("talker")
+    assert len(rates) == 1
+
+
+def test_a_room_keeps_its_last_lines_only():
+    room = ChatRoom(ChatRates(burst=10_000))
+    for n in range(KEEP + 50):
+        room.say(ALICE, f"line {n}")
+    assert len(room.lines) == KEEP
+    assert room.lines[0].text == "line 50" and room.lines[-1].text == f"line {KEEP + 49}"
+
+
+def test_listeners_hear_each_line_until_they_stop():
+    room = ChatRoom()
+    heard: list[ChatLine] = []
+    stop = room.listen(heard.append)
+    room.say(ALICE, "one")
+    stop()
+    stop()  # twice is harmless
+    room.say(ALICE, "two")
+    assert [line.text for line in heard] == ["one"] and room.listeners == 0
+
+
+def test_a_mute_is_the_viewers_own():
+    room = ChatRoom()
+    alices, carols = ChatSeat(room, ALICE, Muted()), ChatSeat(room, CAROL, Muted())
+    bobs = room.say(BOB, "buy my gold")
+    own = alices.say("hello")
+    assert alices.toggle_mute(bobs) is True
+    assert [line.text for line in alices.visible()] == ["hello"]
+    assert [line.text for line in carols.visible()] == ["buy my gold", "hello"]
+    assert alices.muted.names == {BOB.identity: "bob"}
+    room.say(Player(BOB.identity, "bob2"), "renamed")  # the same key under another name
+    assert [line.text for line in alices.visible()] == ["hello"]
+    with pytest.raises(ValueError, match="yourself"):
+        alices.toggle_mute(own)
+    assert alices.toggle_mute(bobs) is False
+    assert [line.text for line in alices.visible()] == ["buy my gold", "hello", "renamed"]
+
+
+# --- the panel, driven with Pilot -----------------------------------------------------------
+
+
+class NoTerminal:
+    """A HostedApp's terminal, unused: Pilot runs it headless."""
+
+    size = SIZE
+
+    def write(self, data: bytes) -> None: ...
+
+    def attach(self, driver) -> None: ...
+
+    def detach(self) -> None: ...
+
+
+def hosted(lobby: Lobby, player: Player) -> HostedApp:
+    app = HostedApp(NoTerminal(), colours="truecolor", lobby=lobby, player=player)
+    app.animation_speed = 0
+    return app
+
+
+async def until(pilot, ready: Callable[[], object], limit: int = 400) -> None:
+    for _ in range(limit):
+        await pilot.pause()
+        if ready():
+            return
+    raise AssertionError("it never came")
+
+
+def panel_lines(app) -> list[str]:
+    return app.screen.query_one(ChatPanel).lines
+
+
+def alone_with_ais(lobby: Lobby) -> SharedTable:
+    """A started Val-Des table where alice is the only person (two AIs)."""
+    seats = (Seat("P1"), Seat("AI 1", "Expert"), Seat("AI 2", "Bold"))
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=3, ante=1), seats, 7), ALICE)
+    lobby.start(table, ALICE)
+    return table
+
+
+async def test_typing_in_the_chat_never_acts_at_the_table():
+    """Asked to choose, alice opens the chat (`/`) and types digits, space, o and l: they
+    are her line, not a move, the odds or the log; Esc leaves the chat, not the table, and
+    then `1` chooses."""
+    lobby = Lobby(pace=INSTANT)
+    table = alone_with_ais(lobby)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        # alice is seated at a started table: the lobby takes her straight to it
+        await until(
+            pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.awaiting_human
+        )
+        screen = app.screen
+        moves = len(table.live.moves)
+        await pilot.press("slash", *"1 2 o l/h", "enter")
+        await until(pilot, lambda: panel_lines(app)[-1:] == ["alice: 1 2 o l/h"])
+        assert len(table.live.moves) == moves and screen.awaiting_human
+        assert not screen.odds_shown and app.screen is screen
+        assert screen.query_one(ChatPanel).typing, "the chat keeps the keys until Esc"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and not screen.query_one(ChatPanel).typing
+        await pilot.press("1")
+        await until(pilot, lambda: len(table.live.moves) > moves)
+    lobby.close_all()
+
+
+async def test_keys_typed_right_behind_the_slash_are_the_lines():
+    """`/1 2` and Enter arriving together (a fast typist, a slow link): the focus moves
+    as `/` is read, so the digits are the line's and no move is made."""
+    lobby = Lobby(pace=INSTANT)
+    table = alone_with_ais(lobby)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(
+            pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.awaiting_human
+        )
+        moves = len(table.live.moves)
+        for key, character in [("slash", "/"), ("1", "1"), ("space", " "), ("2", "2")]:
+            app.post_message(events.Key(key, character))  # all queued before any is read
+        app.post_message(events.Key("enter", "\r"))
+        await until(pilot, lambda: table.chat.lines)
+        assert [line.text for line in table.chat.lines] == ["1 2"]
+        assert len(table.live.moves) == moves and app.screen.awaiting_human
+    lobby.close_all()
+
+
+async def test_a_spectators_line_is_marked_on_the_players_screen():
+    """Two sessions at one table, one playing and one watching, see the same chat; the
+    spectator's line says so, and nobody sees a control character."""
+    lobby = Lobby(pace=INSTANT)
+    table = alone_with_ais(lobby)
+    alice, carol = hosted(lobby, ALICE), hosted(lobby, CAROL)
+    async with alice.run_test(size=SIZE) as at_table, carol.run_test(size=SIZE) as watching:
+        await until(at_table, lambda: isinstance(alice.screen, TableScreen))  # her seat
+        await until(watching, lambda: isinstance(carol.screen, LobbyScreen))
+        carol.sit_at(table)
+        await until(watching, lambda: isinstance(carol.screen, TableScreen))
+        assert carol.screen.chat.watching and not alice.screen.chat.watching
+        await watching.press("slash")
+        await until(watching, lambda: carol.screen.query_one(ChatPanel).typing)
+        await watching.press(*"go alice", "enter")
+        await until(at_table, lambda: panel_lines(alice)[-1:] == ["carol (watching): go alice"])
+        table.chat.say(BOB, HOSTILE)
+        await until(at_table, lambda: panel_lines(alice)[-1] == "bob: hi ]2;PWNED[2J there")
+        await until(watching, lambda: panel_lines(carol)[-1] == "bob: hi ]2;PWNED[2J there")
+        assert not lobby.chat.lines, "a table's chat is its own"
+    assert table.chat.listeners == 0, "the screens stopped listening when they closed"
+    lobby.close_all()
+
+
+async def test_a_hot_seat_table_has_no_chat():
+    app = CantinaApp(
+        start=TableSetup(
+            "valdes",
+            ValDesSettings(seats=3, ante=1),
+            (Seat("A"), Seat("B"), Seat("C", "Expert")),
+            7,
+        ),
+        animation_speed=0,
+        save_preferences=False,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        assert screen.chat is None and not screen.query(ChatPanel)
+        await pilot.press("slash", "h")
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_the_chat_line_is_not_the_join_code():
+    """Enter in the chat says the line; the lobby does not read it as a table's code."""
+    lobby = Lobby()
+    setup = TableSetup("valdes", ValDesSettings(seats=2, ante=1), (Seat("P"), Seat("P2")), 1)
+    table = lobby.create(setup, BOB)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("slash", *table.code, "enter")
+        await until(pilot, lambda: [line.text for line in lobby.chat.lines] == [table.code])
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and table.seat_of(ALICE.identity) is None
+        await pilot.press("enter")  # an empty line leaves the chat
+        await pilot.pause()
+        assert app.screen.focused is app.screen.query_one("#tables")
+
+
+async def test_the_whole_chat_and_a_mute_from_it():
+    """`h` shows every line; `m` on bob's hides his lines from alice (in the panel too)
+    and on it again shows them; her own line she cannot mute."""
+    lobby = Lobby()
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        lobby.chat.say(ALICE, "hello all")
+        lobby.chat.say(BOB, "buy my gold")
+        await until(pilot, lambda: panel_lines(app) == ["alice: hello all", "bob: buy my gold"])
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        history = app.screen
+        await pilot.press("m")  # the newest line is highlighted: bob's
+        await until(pilot, lambda: BOB.identity in app.muted)
+        assert [str(row.prompt) for row in history.query_one("#chat-history").options] == [
+            "alice: hello all",
+            "bob: (muted)",
+        ]
+        lobby.chat.say(BOB, "really cheap")
+        lobby.chat.say(CAROL, "hi")
+        await until(pilot, lambda: len(history.lines) == 4)
+        await pilot.press("up", "up", "up", "m")  # alice's own line
+        await pilot.pause()
+        assert ALICE.identity not in app.muted
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert panel_lines(app) == ["alice: hello all", "carol: hi"]
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        await pilot.press("up", "up", "m", "escape")  # bob's first line: unmute
+        await until(pilot, lambda: BOB.identity not in app.muted)
+        await until(pilot, lambda: panel_lines(app)[0] == "bob: buy my gold")
+
+
+async def lobby_with_lines(pilot) -> None:
+    lobby = pilot.app.lobby
+    await until(pilot, lambda: isinstance(pilot.app.screen, LobbyScreen))
+    lobby.chat.say(BOB, HOSTILE)
+    lobby.chat.say(ALICE, "hello bob, want a game of Val-Des?")
+    lobby.chat.say(BOB, "sure, set one and I'll join")
+    await until(pilot, lambda: panel_lines(pilot.app)[0].startswith("bob: hi"))
+
+
+def test_snapshot_lobby_with_chat(snap_compare):
+    assert snap_compare(hosted(Lobby(), ALICE), terminal_size=SIZE, run_before=lobby_with_lines)
+
+
+async def test_the_lobbys_chat_reads_without_colour(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = hosted(Lobby(), ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await lobby_with_lines(pilot)
+        await pilot.pause()
+        drawn = picture(app)
+    screen = "\n".join("".join(row) for row in drawn.text)
+    assert "bob: hi ]2;PWNED[2J there" in screen
+    assert "alice: hello bob, want a game of Val-Des?" in screen
+    assert "/ to talk" in screen
+    assert all(is_grey(colour) for colour in drawn.colours())
+
+
+# --- real SSH clients -----------------------------------------------------------------------
+
+
+def app_of(host: Host, name: str) -> HostedApp:
+    (app,) = [s.app for s in host.sessions if s.gate.username == name and s.app is not None]
+    return app
+
+
+async def wait_for(check: Callable[[], object], what: str, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+def panel(host: Host, name: str) -> ChatPanel | None:
+    """The chat panel on the screen `name`'s session shows, if any."""
+    apps = [s.app for s in host.sessions if s.gate.username == name and s.app is not None]
+    if len(apps) != 1 or not apps[0].screen.query(ChatPanel):
+        return None
+    return apps[0].screen.query_one(ChatPanel)
+
+
+def typing(host: Host, name: str) -> bool:
+    shown = panel(host, name)
+    return shown is not None and shown.typing
+
+
+async def say(host: Host, name: str, chan: asyncssh.SSHClientChannel, text: bytes) -> None:
+    """`/` (unless the chat has the keys already), then the line and Enter."""
+    if not typing(host, name):
+        chan.write(b"/")
+    await wait_for(lambda: typing(host, name), f"{name}'s chat to take the keys")
+    chan.write(text + b"\r")
+
+
+async def test_two_sessions_in_the_lobby_and_a_spectator_at_a_table(keys: Keys):
+    """alice and bob, each on an asyncssh client, read each other's lines in the lobby; a
+    pasted escape sequence reaches neither terminal; at alice's table, bob watching, his
+    line is marked as a spectator's on alice's screen."""
+    host = await start_host(keys)
+    alice = await connect(host.port, asyncssh.read_private_key(keys.player), user="alice")
+    bob = await connect(host.port, asyncssh.read_private_key(keys.partner), user="bob")
+    try:
+        for _, _, screen in (alice, bob):
+            await screen.expect("shared tables")
+        await wait_for(lambda: panel(host, "alice"), "alice's lobby")
+        await wait_for(lambda: panel(host, "bob"), "bob's lobby")
+        mark = bob[2].output.__len__()
+        await say(host, "alice", alice[1], b"anyone for Val-Des?")
+        await bob[2].expect("alice: anyone for Val-Des?", since=mark)
+        mark = alice[2].output.__len__()
+        await say(host, "bob", bob[1], b"me!")
+        await alice[2].expect("bob: me!", since=mark)
+
+        # alice sets a Val-Des table and starts it; bob watches it.
+        alice[1].write(b"\x1b")  # leave the chat
+        await wait_for(lambda: not typing(host, "alice"), "alice out of the chat")
+        alice[1].write(b"d")
+        await alice[2].expect("set the table")
+        alice[1].write(b"\x13")
+        await alice[2].expect("Press s to start")
+        alice[1].write(b"s")
+        await wait_for(lambda: isinstance(app_of(host, "alice").screen, TableScreen), "the table")
+        await bob[2].expect("playing")
+        bob[1].write(b"\x1b")  # leave the chat
+        await wait_for(lambda: not typing(host, "bob"), "bob out of the chat")
+        bob[1].write(b"w")
+        await wait_for(lambda: isinstance(app_of(host, "bob").screen, TableScreen), "bob watching")
+        assert app_of(host, "bob").screen.chat.watching
+        (table,) = host.lobby.tables.values()
+
+        # Asked to call, alice types `/` and a line with digits in one go: all of it is
+        # her line (the focus moves at `/`, before the keys behind it), none of it a move.
+        def asking_alice() -> bool:
+            turn = table.dealer.turn
+            return (
+                turn.kind == ASKING and turn.seat == 0 and table.dealer.shown == len(table.live.log)
+            )
+
+        await wait_for(asking_alice, "alice to be asked")
+        moves = len(table.live.moves)
+        alice[1].write(b"/1 2 3\r")
+        await wait_for(lambda: table.chat.lines, "alice's line")
+        assert [line.plain() for line in table.chat.lines] == ["alice: 1 2 3"]
+        assert len(table.live.moves) == moves and asking_alice()
+        alice[1].write(b"\x1b")
+        await wait_for(lambda: not typing(host, "alice"), "alice out of the chat")
+        mark = alice[2].output.__len__()
+        await say(host, "bob", bob[1], b"good luck")
+        await alice[2].expect("bob (watching): good luck", since=mark)
+        assert [line.plain() for line in table.chat.lines][-1] == "bob (watching): good luck"
+
+        marks = [alice[2].output.__len__(), bob[2].output.__len__()]
+        await say(host, "alice", alice[1], b"\x1b[200~" + HOSTILE.encode() + b"\x1b[201~")
+        # Last: Textual's key parser ends a paste at its first ESC and passes the rest on as
+        # keys (ESC itself as "^[", BEL as ctrl+g, which types nothing): the words arrive,
+        # the sequences do not. (It then waits for the paste's end before taking any
+        # other key: the paster's own session only, but nothing to test after it.)
+        await wait_for(lambda: len(table.chat.lines) == 3, "alice's pasted line")
+        said = table.chat.lines[-1]
+        assert "2;PWNED" in said.text and no_controls(said.text), said
+        await bob[2].expect("2;PWNED", since=marks[1])
+        await alice[2].expect("2;PWNED", since=marks[0])
+        for (_, _, screen), since in zip((alice, bob), marks, strict=True):
+            assert b"PWNED\x07" not in screen.output[since:]
+            assert b"\x1b]2;" not in screen.output[since:]
+    finally:
+        alice[0].close()
+        bob[0].close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_the_waiting_room_talks_in_the_tables_chat():
+    """Before the start, the waiting room shows the table's chat; the lines said there
+    are still on show at the table once it starts."""
+    lobby = Lobby(pace=INSTANT)
+    setup = TableSetup(
+        "valdes", ValDesSettings(seats=3, ante=1), (Seat("P"), Seat("P2"), Seat("AI", "Expert")), 1
+    )
+    table = lobby.create(setup, ALICE)
+    lobby.join(table, BOB)
+    alice, bob = hosted(lobby, ALICE), hosted(lobby, BOB)
+    async with alice.run_test(size=SIZE) as creator, bob.run_test(size=SIZE) as joiner:
+        for pilot in (creator, joiner):
+            await until(pilot, lambda p=pilot: isinstance(p.app.screen, LobbyScreen))
+            pilot.app.push_screen(WaitingScreen(table))
+            await until(pilot, lambda p=pilot: isinstance(p.app.screen, WaitingScreen))
+        await joiner.press("slash")
+        await until(joiner, lambda: bob.screen.query_one(ChatPanel).typing)
+        await joiner.press(*"ready when you are", "enter")
+        await until(creator, lambda: panel_lines(alice) == ["bob: ready when you are"])
+        assert not lobby.chat.lines
+        await creator.press("s")
+        await until(creator, lambda: isinstance(alice.screen, TableScreen))
+        await until(creator, lambda: panel_lines(alice) == ["bob: ready when you are"])
+    lobby.close_all()
+
+
+async def test_too_fast_says_so_in_a_line_and_keeps_the_line():
+    """A sixth line within ten seconds is refused with one plain line (a notice); what was
+    typed stays in the chat line, to send again in a moment."""
+    lobby = Lobby()
+    lobby.chat.rates = ChatRates(clock=Clock())  # time stands still: however slow the test
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("slash")
+        for n in range(BURST + 1):
+            await pilot.press(*f"line {n}", "enter")
+        await pilot.pause()
+        assert [line.text for line in lobby.chat.lines] == [f"line {n}" for n in range(BURST)]
+        assert app.screen.query_one(ChatPanel).field.value == f"line {BURST}"
+        assert [n.message for n in app._notifications] == [
+            "Slow down: at most 5 lines every 10 seconds (wait 2 s)."
+        ]
