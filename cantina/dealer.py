@@ -64,6 +64,18 @@ class Place:
     seats: frozenset[int] = frozenset()
     player: bool = True
     who: str = ""
+    rejoin: str = ""
+    """The code that puts a guest back in this seat from a new connection (shown to them)."""
+
+
+class Countdown(NamedTuple):
+    """A seat whose player is away, and the seconds left before the stand-in plays it
+    (0: from its next turn on; it plays it now if `standing_in`)."""
+
+    seat: int
+    name: str
+    left: float
+    standing_in: bool
 
 
 Follower = Callable[[], None]
@@ -149,6 +161,27 @@ class Dealer:
     def watching(self, who: str) -> bool:
         """Whether a screen of this person (by key) follows the table now."""
         return any(place.who == who for _, place in self._followers.values())
+
+    @property
+    def followed(self) -> bool:
+        """Whether any screen follows the table now (a player's or a spectator's)."""
+        return bool(self._followers)
+
+    def spectators(self) -> list[str]:
+        """Who watches without a seat of their own here, by key, once each."""
+        places = [place for _, place in self._followers.values()]
+        return list(dict.fromkeys(p.who for p in places if not p.player and p.who))
+
+    def countdowns(self, now: float) -> list[Countdown]:
+        """The seats whose player is away, in order, with the grace left for each."""
+        if self.grace is None:
+            return []
+        return [
+            Countdown(
+                seat, self._name(seat), max(since + self.grace - now, 0.0), seat in self.standing_in
+            )
+            for seat, since in sorted(self.away_since.items())
+        ]
 
     @property
     def shown(self) -> int:

@@ -13,6 +13,7 @@ the words for each option.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -55,6 +56,8 @@ AFTER_FRAME = 2 / constants.MAX_FPS
 """Seconds after which the frame showing a change has been drawn."""
 SECRET_KINDS = {Kind.PLAN}
 """Decisions other players must not see being made (the Supporter's cards)."""
+PRESENCE_EVERY = 1.0
+"""Seconds between looks at who is at a shared table (its countdowns count seconds)."""
 
 
 class TableScreen(UsesApp, Screen[None]):
@@ -180,6 +183,8 @@ class TableScreen(UsesApp, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Line(id="status-bar")
+        if self.shared:
+            yield Line(id="presence")
         with Horizontal(id="table-body"):
             with Vertical(id="board"):
                 yield from self.compose_board()
@@ -194,8 +199,12 @@ class TableScreen(UsesApp, Screen[None]):
         self.bar = self.query_one(DecisionBar)
         self.log_widget = self.query_one("#log", NarrationLog)
         self.query_one("#variants", Line).text = Content(self.settings_line())
+        if self.shared:
+            self._presence = self.query_one("#presence", Line)
         self._unfollow = self.dealer.follow(self._changed, self.place)
         self.look()
+        if self.shared:
+            self.set_interval(PRESENCE_EVERY, self.show_presence)
         self.set_timer(AFTER_FRAME, self.cantina.settle_heap)  # once the table is on show
 
     def on_unmount(self) -> None:
@@ -203,6 +212,39 @@ class TableScreen(UsesApp, Screen[None]):
         self._unfollow()
         if self.owns_dealer:
             self.dealer.close()
+
+    @property
+    def shared(self) -> bool:
+        """A table other people share (over SSH): one this screen does not own."""
+        return not self.owns_dealer
+
+    def presence_line(self) -> Content:
+        """Who is away and how long before the stand-in plays their seat, how many watch,
+        and a guest's own rejoin code: the table's people, in a line."""
+        now = asyncio.get_running_loop().time()
+        parts: list[Content] = []
+        for away in self.dealer.countdowns(now):
+            if away.standing_in:
+                when = ""
+            elif away.left > 0:
+                when = f" in {math.ceil(away.left)} s"
+            else:
+                when = " from their next turn"
+            parts.append(
+                Content.assemble(
+                    (away.name, "bold"), f" is away: the stand-in plays their seat{when}"
+                )
+            )
+        watching = len(self.dealer.spectators())
+        if watching:
+            parts.append(Content(f"{watching} watching"))
+        if self.place.rejoin:
+            parts.append(Content.assemble("your rejoin code ", (self.place.rejoin, "bold")))
+        return Content(" · ").join(parts)
+
+    def show_presence(self) -> None:
+        if not self.gone:
+            self._presence.text = self.presence_line()
 
     def _changed(self) -> None:
         if not self._looking:
@@ -235,6 +277,8 @@ class TableScreen(UsesApp, Screen[None]):
             self.tell(events, animate=self._live and not dealer.hurrying)
         self._live = True
         self.sync()
+        if self.shared:
+            self.show_presence()
         self.follow_turn()
         for notice in dealer.notices[self.noticed :]:
             # Notices hold players' names: never markup (a name could be "[@click=…]").

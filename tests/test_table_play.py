@@ -336,17 +336,19 @@ async def test_the_longest_role_and_the_bank_stay_apart_in_the_seat_list():
 
 
 async def test_a_started_table_and_its_creator_stay_apart_in_the_lobby():
-    """'2/2 seats taken, playing' fills its column: the creator after it read 'playingby'."""
+    """'2/2 seated, 1 watching, playing' fills its column: the creator after it must not
+    run into it ('playingby')."""
     lobby = Lobby(pace=Pace(beat=0, roll=0))
     seats = (Seat("Player 1"), Seat("Player 2"))
     table = lobby.create(
         TableSetup("valdes", ValDesSettings(seats=2), seats, 7), Player("SHA256:a", "alice")
     )
     lobby.join(table, Player("SHA256:b", "bob"))
-    lobby.start(table, table.creator)
+    dealer = lobby.start(table, table.creator)
+    dealer.follow(lambda: None, table.place_of(Player("SHA256:c", "carol")))
     line = table_line(table).plain
     try:
-        assert "2/2 seats taken, playing" in line and "playingby" not in line
+        assert "2/2 seated, 1 watching, playing" in line and "playingby" not in line
         assert line.endswith("by alice")
     finally:
         lobby.close_all()

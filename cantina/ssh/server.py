@@ -59,8 +59,8 @@ class HostOptions:
     """Seconds a shared table waits for a player who left before an AI plays their seat."""
     pace: float = 0.5
     """Seconds each thing that happens at a shared table stays on show before the next."""
-    abandoned_after: float = 900.0
-    """Seconds after its last player left that a started table closes."""
+    abandoned_after: float = 60.0
+    """Seconds a started table with nobody at it (no player, no spectator) stays open."""
     save_dir: Path | None = None
     """The host's campaign folder; each player's own campaigns go in a folder of theirs
     inside it (`players/`), named for their key, so nobody sees another's."""
