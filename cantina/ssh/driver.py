@@ -102,10 +102,13 @@ class ChannelDriver(Driver):
         """Input from the client: keys, mouse, paste and terminal replies."""
         for message in self._parser.feed(self._decode(data)):
             self.process_message(message)
-        if self._tick is None:
-            # A lone ESC is a key only once nothing follows it: look again shortly.
-            delay = constants.ESCAPE_DELAY + 0.01
-            self._tick = asyncio.get_running_loop().call_later(delay, self._tick_parser)
+        # A lone ESC is a key only once nothing follows it: look again shortly after the
+        # last input (a look set by an earlier key comes too soon for an ESC just after
+        # it, which then waited for the next key).
+        if self._tick is not None:
+            self._tick.cancel()
+        delay = constants.ESCAPE_DELAY + 0.01
+        self._tick = asyncio.get_running_loop().call_later(delay, self._tick_parser)
 
     def _tick_parser(self) -> None:
         self._tick = None
