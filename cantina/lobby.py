@@ -262,7 +262,7 @@ class Lobby:
         started = [t for t in self.tables_of(creator.identity) if t.started]
         if len(started) >= self.tables_per_player:
             raise ValueError(
-                f"you have {len(started)} tables open, as many as one player may set;"
+                f"you have {len(started)} tables open, the most one player may;"
                 " join one, or wait until one closes"
             )
         if len(self.tables) >= MAX_TABLES:

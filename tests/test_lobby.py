@@ -135,7 +135,7 @@ async def test_tables_per_player():
     second = lobby.create(setup(humans=1), ALICE)
     assert lobby.find(waiting.code) is None
     lobby.start(second, ALICE)
-    with pytest.raises(ValueError, match="2 tables open, as many as one player may"):
+    with pytest.raises(ValueError, match="2 tables open, the most one player may"):
         lobby.create(setup(humans=1), ALICE)
     assert lobby.create(setup(humans=1), BOB).creator == BOB, "bob has his own two"
     lobby.close(first)
