@@ -219,27 +219,24 @@ class TableScreen(UsesApp, Screen[None]):
         return not self.owns_dealer
 
     def presence_line(self) -> Content:
-        """Who is away and how long before the stand-in plays their seat, how many watch,
-        and a guest's own rejoin code: the table's people, in a line."""
+        """Who is away and how long before the stand-in plays for them, a guest's own
+        rejoin code, how many watch: the table's people, in a line (at 80 columns, all
+        three fit with one player away)."""
         now = asyncio.get_running_loop().time()
         parts: list[Content] = []
         for away in self.dealer.countdowns(now):
             if away.standing_in:
-                when = ""
+                what = "plays their seat"
             elif away.left > 0:
-                when = f" in {math.ceil(away.left)} s"
+                what = f"plays in {math.ceil(away.left)} s"
             else:
-                when = " from their next turn"
-            parts.append(
-                Content.assemble(
-                    (away.name, "bold"), f" is away: the stand-in plays their seat{when}"
-                )
-            )
+                what = "plays their next turn"
+            parts.append(Content.assemble((away.name, "bold"), f" is away: the stand-in {what}"))
+        if self.place.rejoin:
+            parts.append(Content.assemble("your rejoin code ", (self.place.rejoin, "bold")))
         watching = len(self.dealer.spectators())
         if watching:
             parts.append(Content(f"{watching} watching"))
-        if self.place.rejoin:
-            parts.append(Content.assemble("your rejoin code ", (self.place.rejoin, "bold")))
         return Content(" · ").join(parts)
 
     def show_presence(self) -> None:

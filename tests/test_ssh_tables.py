@@ -440,7 +440,7 @@ async def test_a_guest_back_from_a_drop_takes_their_seat_with_the_rejoin_code(ke
         mark = alice.mark()
         bob.kill()  # bob's connection drops
         await until(lambda: bob_seat in table.dealer.away_since, "bob to be away")
-        await alice.expect("bob is away: the stand-in plays their seat in", since=mark)
+        await alice.expect("bob is away: the stand-in plays in", since=mark)
 
         again = await guest(keys, host.port, "bob")
         await again.expect("shared tables")
