@@ -35,6 +35,10 @@ REJOIN_LENGTH = 6
 """Rejoin codes: 31**6, about 887 million, against a few tries a connection."""
 REJOIN_TRIES = 5
 """Wrong rejoin codes one person (a guest: one connection) may enter."""
+REJOIN_TRIES_PER_ADDRESS = 20
+"""Wrong rejoin codes from one address in REJOIN_WINDOW, over all its connections (a new
+guest connection is a new person, with tries of its own)."""
+REJOIN_WINDOW = 600.0
 MAX_TABLES = 64
 TABLES_PER_PLAYER = 2
 """Open tables one player may have set (their unstarted one among them)."""
@@ -51,6 +55,8 @@ class Player:
     """The key's fingerprint: the same person on every connection."""
     name: str
     """A display name only (cleaned of control characters, length-limited)."""
+    address: str = field(default="", compare=False)
+    """Where this session connects from (to count wrong rejoin codes by), if known."""
 
     @property
     def guest(self) -> bool:
@@ -170,11 +176,13 @@ class Lobby:
         """Who is connected now, by identity (the name of their newest session)."""
         self.wrong_codes: dict[str, int] = {}
         """Wrong rejoin codes entered, by identity, while connected."""
+        self.wrong_from: dict[str, tuple[float, int]] = {}
+        """Wrong rejoin codes by address: since when, how many (for REJOIN_WINDOW)."""
 
     # --- people ----------------------------------------------------------------------------
 
-    def player(self, identity: str, name: str) -> Player:
-        return Player(identity, clean_name(name, "Player"))
+    def player(self, identity: str, name: str, address: str = "") -> Player:
+        return Player(identity, clean_name(name, "Player"), address)
 
     def arrived(self, player: Player) -> None:
         self.connected[player.identity] = self.connected.get(player.identity, 0) + 1
@@ -321,16 +329,28 @@ class Lobby:
     def rejoin(self, player: Player, code: str) -> SharedTable:
         """Put `player` (a new connection) in the seat whose rejoin code this is: the
         seat is theirs from now on, under the name it had, and the code stays the seat's
-        for the next drop. ValueError for a wrong code; after `rejoin_tries` wrong ones,
-        for every code (no guessing at others' seats)."""
+        for the next drop. ValueError for a wrong code; after `rejoin_tries` wrong ones
+        (or REJOIN_TRIES_PER_ADDRESS from their address lately), for every code: nobody
+        guesses at others' seats."""
+        now = asyncio.get_running_loop().time()
+        since, wrong_here = self.wrong_from.get(player.address, (now, 0))
+        if now - since > REJOIN_WINDOW:
+            since, wrong_here = now, 0
         if self.wrong_codes.get(player.identity, 0) >= self.rejoin_tries:
             raise ValueError("too many wrong rejoin codes from this connection")
+        if player.address and wrong_here >= REJOIN_TRIES_PER_ADDRESS:
+            raise ValueError("too many wrong rejoin codes from your address; try again later")
         wanted = code.strip().upper().encode()
         for table in self.tables.values():
             for seat, known in table.rejoin.items():
                 if hmac.compare_digest(known.encode(), wanted):
                     return self._reseat(table, seat, player)
         self.wrong_codes[player.identity] = self.wrong_codes.get(player.identity, 0) + 1
+        if player.address:
+            self.wrong_from[player.address] = (since, wrong_here + 1)
+            for address, (began, _) in list(self.wrong_from.items()):  # old ones go
+                if now - began > REJOIN_WINDOW:
+                    del self.wrong_from[address]
         left = self.rejoin_tries - self.wrong_codes[player.identity]
         more = f"{left} more {'try' if left == 1 else 'tries'}" if left else "no more tries"
         raise ValueError(f"no seat has that rejoin code ({more})")

@@ -8,7 +8,14 @@ import asyncio
 import pytest
 
 from cantina.games.valdes import ValDesSettings
-from cantina.lobby import CODE_LENGTH, CODE_LETTERS, REJOIN_LENGTH, Lobby, Player
+from cantina.lobby import (
+    CODE_LENGTH,
+    CODE_LETTERS,
+    REJOIN_LENGTH,
+    REJOIN_TRIES_PER_ADDRESS,
+    Lobby,
+    Player,
+)
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup
 
@@ -338,3 +345,22 @@ async def test_a_guest_leaving_a_waiting_table_frees_the_seat_and_its_code():
     assert table.rejoin == {} and code is not None
     with pytest.raises(ValueError):
         lobby.rejoin(LATER, code)
+
+
+async def test_wrong_rejoin_codes_are_limited_per_address_too():
+    """A new guest connection has tries of its own; its address does not, for a while."""
+    lobby = Lobby(pace=INSTANT, rejoin_tries=5)
+    table = lobby.create(setup(), ALICE)
+    lobby.join(table, GUEST)
+    code = lobby.rejoin_code(table, GUEST.identity)
+    assert code is not None
+    for n in range(REJOIN_TRIES_PER_ADDRESS):
+        guesser = Player(f"guest:{n // 5}", "eve", address="192.0.2.7")
+        with pytest.raises(ValueError, match="no seat has that rejoin code"):
+            lobby.rejoin(guesser, "ZZZZZZ")
+    fresh = Player("guest:fresh", "eve", address="192.0.2.7")
+    with pytest.raises(ValueError, match="from your address"):
+        lobby.rejoin(fresh, code)
+    elsewhere = Player("guest:elsewhere", "ana", address="198.51.100.1")
+    assert lobby.rejoin(elsewhere, code) is table
+    assert fresh == Player("guest:fresh", "eve"), "the address is not who they are"

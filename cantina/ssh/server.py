@@ -350,7 +350,7 @@ class Session(asyncssh.SSHServerSession):
             lobby = self.host.lobby
             player = None
             if lobby is not None:
-                player = lobby.player(self.gate.identity, self.gate.username)
+                player = lobby.player(self.gate.identity, self.gate.username, self.gate.address)
                 lobby.arrived(player)
             try:
                 app = self.app = HostedApp(
