@@ -32,8 +32,9 @@ from screens.setup import HUMAN, SetupScreen
 
 REFRESH = 0.5
 """Seconds between looks at the lobby's state (it changes in other sessions)."""
-NAMES_SHOWN = 8
-"""Names listed in a line of who is here; the rest are counted."""
+NAMES_WIDTH = 50
+"""Columns of names in a line of who is here (it stays one line at 80 columns); the rest
+are counted."""
 
 
 def table_line(table: SharedTable) -> Content:
@@ -46,11 +47,16 @@ def table_line(table: SharedTable) -> Content:
     )
 
 
-def names_line(names: list[str], limit: int = NAMES_SHOWN) -> str:
-    """Names, then how many more: a line that stays a line with a crowd."""
-    shown = ", ".join(names[:limit])
-    more = len(names) - limit
-    return shown + (f" and {more} more" if more > 0 else "")
+def names_line(names: list[str], width: int = NAMES_WIDTH) -> str:
+    """As many names as fit in `width`, then how many more: a line that stays a line
+    with a crowd (at least one name is shown)."""
+    shown: list[str] = []
+    for name in names:
+        if shown and len(", ".join([*shown, name])) > width:
+            break
+        shown.append(name)
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 def people_line(lobby: Lobby) -> Content:
@@ -63,9 +69,9 @@ def table_people(lobby: Lobby, table: SharedTable) -> Content:
     """Who sits at a table (away or not) and who watches it, in a line."""
     seated = [table.seat_label(seat) for seat in sorted(table.seated)]
     watching = [lobby.name_of(who) for who in table.watching()]
-    line = f"{table.code}: " + (names_line(seated) + " seated" if seated else "nobody seated")
+    line = f"{table.code}: " + (names_line(seated, 32) + " seated" if seated else "nobody seated")
     if watching:
-        line += f"; {names_line(watching)} watching"
+        line += f"; {names_line(watching, 16)} watching"
     return Content(line)
 
 

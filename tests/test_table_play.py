@@ -16,7 +16,7 @@ from cantina.games.vigo import VigoSettings
 from cantina.lobby import Lobby, Player
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup, seats_from_text
-from screens.backroom import table_line
+from screens.backroom import names_line, people_line, table_line
 from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.menu import MenuScreen
 from screens.result import ResultScreen
@@ -352,3 +352,16 @@ async def test_a_started_table_and_its_creator_stay_apart_in_the_lobby():
         assert line.endswith("by alice")
     finally:
         lobby.close_all()
+
+
+async def test_who_is_here_stays_one_line_at_80_columns():
+    """Sixty people connected: the lobby's line of who is here names those that fit and
+    counts the rest."""
+    lobby = Lobby()
+    for n in range(60):
+        lobby.arrived(Player(f"SHA256:{n}", f"a long name {n:04}"))
+    line = people_line(lobby).plain
+    assert line.startswith("Here now (60): a long name 0000, ") and line.endswith(" more")
+    assert len(line) <= 78
+    assert names_line(["alice", "bob"]) == "alice, bob"
+    assert names_line(["x" * 60, "bob"]) == "x" * 60 + " and 1 more", "one name at least"
