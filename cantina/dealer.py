@@ -113,6 +113,9 @@ class Dealer:
         self.away_since: dict[int, float] = {}
         self.standing_in: set[int] = set()
         """Seats for people that the stand-in AI plays now."""
+        self.owners: dict[int, str] = {}
+        """Who (by key, or a guest's identity) plays each seat for a person, where known:
+        only their places act for it (a guest back by rejoin code takes it over)."""
         self.failure: BaseException | None = None
         """What stopped this dealer, if something went wrong in it."""
         self.closed = False
@@ -213,6 +216,8 @@ class Dealer:
             raise IllegalAction("nobody chooses in a replay")
         if decision is None or decision.seat not in place.seats:
             raise IllegalAction("it is not your turn")
+        if place.who and self.owners.get(decision.seat, place.who) != place.who:
+            raise IllegalAction("that seat is played from another connection now")
         if not table.setup.seats[decision.seat].human:
             raise IllegalAction(f"seat {decision.seat} is an AI seat")
         if self.shown < len(table.log) or self.turn.kind == SHOWING:

@@ -362,6 +362,8 @@ class Lobby:
         if table.seat_of(player.identity) is not None:
             raise ValueError("you sit at that table already, in another seat")
         table.seated[seat] = Player(player.identity, before.name)
+        if table.dealer is not None:  # the old connection's screen acts for it no more
+            table.dealer.owners[seat] = player.identity
         table.watchers.pop(player.identity, None)
         table.absent.pop(seat, None)
         if table.creator.identity == before.identity:
@@ -417,6 +419,7 @@ class Lobby:
         dealer = table.dealer = Dealer(
             live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in
         )
+        dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
         if table.campaign is not None:
             table.campaign.on_error = lambda err: dealer.notice(
                 f"The campaign could not be saved ({err}); the next move tries again."

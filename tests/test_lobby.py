@@ -7,6 +7,8 @@ import asyncio
 
 import pytest
 
+from cantina.dealer import ASKING
+from cantina.games.table import IllegalAction
 from cantina.games.valdes import ValDesSettings
 from cantina.lobby import (
     CODE_LENGTH,
@@ -299,6 +301,7 @@ async def test_a_guest_takes_back_their_seat_with_their_code():
     assert place.seats == {seat} and place.player and place.rejoin == code, "kept for next time"
     dealer.follow(lambda: None, place)
     assert seat not in dealer.away_since, "back at the table"
+
     again = Player("guest:0c0c0c", "ana")
     lobby.arrived(again)
     assert lobby.rejoin(again, code) is table and table.seat_of(again.identity) == seat
@@ -364,3 +367,25 @@ async def test_wrong_rejoin_codes_are_limited_per_address_too():
     elsewhere = Player("guest:elsewhere", "ana", address="198.51.100.1")
     assert lobby.rejoin(elsewhere, code) is table
     assert fresh == Player("guest:fresh", "eve"), "the address is not who they are"
+
+
+async def test_after_a_rejoin_the_old_connection_acts_for_the_seat_no_more():
+    lobby = Lobby(pace=INSTANT)
+    table = lobby.create(setup(humans=1, ais=2), GUEST)
+    code = lobby.rejoin_code(table, GUEST.identity)
+    dealer = lobby.start(table, GUEST)
+    old_place = table.place_of(GUEST)
+    assert code is not None and lobby.rejoin(LATER, code) is table
+    new_place = table.place_of(LATER)
+    for _ in range(300):  # the AI seats play up to ana's turn
+        if dealer.turn.kind == ASKING and dealer.shown == len(table.live.log):
+            break
+        await asyncio.sleep(0.01)
+    assert dealer.turn.kind == ASKING and dealer.turn.seat == 0
+    option = dealer.turn.decision.options[0]
+    with pytest.raises(IllegalAction, match="another connection"):
+        dealer.pick(old_place, option)
+    moves = len(table.live.moves)
+    dealer.pick(new_place, option)
+    assert len(table.live.moves) == moves + 1
+    lobby.close_all()
