@@ -64,6 +64,18 @@ class Place:
     seats: frozenset[int] = frozenset()
     player: bool = True
     who: str = ""
+    rejoin: str = ""
+    """The code that puts a guest back in this seat from a new connection (shown to them)."""
+
+
+class Countdown(NamedTuple):
+    """A seat whose player is away, and the seconds left before the stand-in plays it
+    (0: from its next turn on; it plays it now if `standing_in`)."""
+
+    seat: int
+    name: str
+    left: float
+    standing_in: bool
 
 
 Follower = Callable[[], None]
@@ -101,6 +113,9 @@ class Dealer:
         self.away_since: dict[int, float] = {}
         self.standing_in: set[int] = set()
         """Seats for people that the stand-in AI plays now."""
+        self.owners: dict[int, str] = {}
+        """Who (by key, or a guest's identity) plays each seat for a person, where known:
+        only their places act for it (a guest back by rejoin code takes it over)."""
         self.failure: BaseException | None = None
         """What stopped this dealer, if something went wrong in it."""
         self.closed = False
@@ -151,6 +166,27 @@ class Dealer:
         return any(place.who == who for _, place in self._followers.values())
 
     @property
+    def followed(self) -> bool:
+        """Whether any screen follows the table now (a player's or a spectator's)."""
+        return bool(self._followers)
+
+    def spectators(self) -> list[str]:
+        """Who watches without a seat of their own here, by key, once each."""
+        places = [place for _, place in self._followers.values()]
+        return list(dict.fromkeys(p.who for p in places if not p.player and p.who))
+
+    def countdowns(self, now: float) -> list[Countdown]:
+        """The seats whose player is away, in order, with the grace left for each."""
+        if self.grace is None:
+            return []
+        return [
+            Countdown(
+                seat, self._name(seat), max(since + self.grace - now, 0.0), seat in self.standing_in
+            )
+            for seat, since in sorted(self.away_since.items())
+        ]
+
+    @property
     def shown(self) -> int:
         """How many events of the table's current game have been shown to its viewers
         (none yet of a game begun a moment ago)."""
@@ -180,6 +216,8 @@ class Dealer:
             raise IllegalAction("nobody chooses in a replay")
         if decision is None or decision.seat not in place.seats:
             raise IllegalAction("it is not your turn")
+        if place.who and self.owners.get(decision.seat, place.who) != place.who:
+            raise IllegalAction("that seat is played from another connection now")
         if not table.setup.seats[decision.seat].human:
             raise IllegalAction(f"seat {decision.seat} is an AI seat")
         if self.shown < len(table.log) or self.turn.kind == SHOWING:

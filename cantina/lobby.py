@@ -4,12 +4,16 @@ Nothing here draws anything. Each SSH session's screens read this state and foll
 started table through its one `Dealer` (`cantina.dealer`), which plays the AI seats, the
 stand-in for a player who is away, and paces what everyone sees; a person's pick goes to
 it for their own seat only. The lobby decides who is present: a player is at a table
-while a screen of theirs follows it.
+while a screen of theirs follows it, and a table nobody holds closes (`Lobby.sweep`).
+
+A guest has no key to come back with: each seat of a guest has a rejoin code, shown on
+their screen, that puts a new connection back in that seat (`Lobby.rejoin`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -28,7 +32,19 @@ if TYPE_CHECKING:
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Join codes: no 0/O, 1/I/L to misread."""
 CODE_LENGTH = 4
+REJOIN_LENGTH = 6
+"""Rejoin codes: 31**6, about 887 million, against a few tries a connection."""
+REJOIN_TRIES = 5
+"""Wrong rejoin codes one person (a guest: one connection) may enter."""
+REJOIN_TRIES_PER_ADDRESS = 20
+"""Wrong rejoin codes from one address in REJOIN_WINDOW, over all its connections (a new
+guest connection is a new person, with tries of its own)."""
+REJOIN_WINDOW = 600.0
 MAX_TABLES = 64
+TABLES_PER_PLAYER = 2
+"""Open tables one player may have set (their unstarted one among them)."""
+EMPTY_AFTER = 60.0
+"""Seconds a started table nobody follows (no player, no spectator) stays open."""
 AWAY_AFTER_LOOKS = 2
 """Looks in a row (one a second) that find a player's table on none of their screens
 before they count as away: a moment between two screens is not leaving."""
@@ -40,6 +56,13 @@ class Player:
     """The key's fingerprint: the same person on every connection."""
     name: str
     """A display name only (cleaned of control characters, length-limited)."""
+    address: str = field(default="", compare=False)
+    """Where this session connects from (to count wrong rejoin codes by), if known."""
+
+    @property
+    def guest(self) -> bool:
+        """A keyless guest: a new identity each connection, so a rejoin code instead."""
+        return self.identity.startswith("guest:")
 
 
 @dataclass
@@ -62,6 +85,12 @@ class SharedTable:
     chat: ChatRoom = field(default_factory=ChatRoom)
     """What the players and spectators at this table say (the lobby's gives it the host's
     rates, so a person's pace is counted across rooms)."""
+    watchers: dict[str, int] = field(default_factory=dict)
+    """People watching the table before its start, by identity: how many screens each."""
+    rejoin: dict[int, str] = field(default_factory=dict)
+    """Each guest's seat's rejoin code (a keyed player comes back by their key)."""
+    empty_since: float | None = None
+    """When the last screen stopped following the started table, if none follows now."""
 
     @property
     def live(self) -> LiveTable | None:
@@ -90,7 +119,16 @@ class SharedTable:
         seat = self.seat_of(player.identity)
         if seat is None:
             return Place(frozenset(), player=False, who=player.identity)
-        return Place(frozenset({seat}), player=True, who=player.identity)
+        code = self.rejoin.get(seat, "")
+        return Place(frozenset({seat}), player=True, who=player.identity, rejoin=code)
+
+    def watching(self) -> list[str]:
+        """Who watches the table without a seat, by identity: at the waiting room before
+        its start, at the table's screens after."""
+        if self.dealer is None:
+            return list(self.watchers)
+        seated = {p.identity for p in self.seated.values()}
+        return list(dict.fromkeys(who for who in self.dealer.spectators() if who not in seated))
 
     def seat_label(self, seat: int) -> str:
         """Who is at a seat, for the lobby and the waiting room."""
@@ -104,34 +142,67 @@ class SharedTable:
         return player.name + (" (away)" if away else "")
 
     def summary(self) -> str:
-        """Seats taken, and whether it plays: one line for the table list."""
-        taken = f"{len(self.seated)}/{len(self.human_seats)} seats taken"
-        return taken + (", playing" if self.started else "")
+        """Seats taken, how many watch, and whether it plays: for the table list."""
+        parts = [f"{len(self.seated)}/{len(self.human_seats)} seated"]
+        watching = len(self.watching())
+        if watching:
+            parts.append(f"{watching} watching")
+        if self.started:
+            parts.append("playing")
+        return ", ".join(parts)
 
 
 class Lobby:
     """Every shared table of this host, by join code, and who is connected."""
 
-    def __init__(self, *, away_grace: float = 60.0, pace: Pace | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        away_grace: float = 60.0,
+        pace: Pace | None = None,
+        tables_per_player: int = TABLES_PER_PLAYER,
+        empty_after: float = EMPTY_AFTER,
+        rejoin_tries: int = REJOIN_TRIES,
+    ) -> None:
         self.tables: dict[str, SharedTable] = {}
         self.away_grace = away_grace
         """Seconds an absent player's seat waits before the stand-in AI plays it."""
         self.pace = pace if pace is not None else Pace()
         """How long what happens stays on show at every table of this host."""
+        self.tables_per_player = tables_per_player
+        """Open tables one player may have set: one address leaving holds no more."""
+        self.empty_after = empty_after
+        """Seconds a started table with nobody at it (no player, no spectator) stays."""
+        self.rejoin_tries = rejoin_tries
         self.connected: dict[str, int] = {}
         """Sessions open now, by identity."""
         self.chat_rates = ChatRates()
         """How often each person may speak, in the lobby and at every table."""
         self.chat = ChatRoom(self.chat_rates)
         """The lobby's own room: everyone connected."""
+        self.people: dict[str, Player] = {}
+        """Who is connected now, by identity (the name of their newest session)."""
+        self.wrong_codes: dict[str, int] = {}
+        """Wrong rejoin codes entered, by identity, while connected."""
+        self.wrong_from: dict[str, tuple[float, int]] = {}
+        """Wrong rejoin codes by address: since when, how many (for REJOIN_WINDOW)."""
 
     # --- people ----------------------------------------------------------------------------
 
-    def player(self, identity: str, name: str) -> Player:
-        return Player(identity, clean_name(name, "Player"))
+    def player(self, identity: str, name: str, address: str = "") -> Player:
+        return Player(identity, clean_name(name, "Player"), address)
 
     def arrived(self, player: Player) -> None:
         self.connected[player.identity] = self.connected.get(player.identity, 0) + 1
+        self.people[player.identity] = player
+
+    def here_now(self) -> list[Player]:
+        """Everyone connected to the host, by name."""
+        return sorted(self.people.values(), key=lambda p: (p.name.casefold(), p.identity))
+
+    def name_of(self, identity: str) -> str:
+        person = self.people.get(identity)
+        return person.name if person is not None else "someone"
 
     def left(self, player: Player) -> None:
         """A session of this person ended; with their last one, they are away from every
@@ -141,8 +212,11 @@ class Lobby:
             self.connected[player.identity] = count
             return
         self.connected.pop(player.identity, None)
+        self.people.pop(player.identity, None)
+        self.wrong_codes.pop(player.identity, None)
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
+            table.watchers.pop(player.identity, None)
             seat = table.seat_of(player.identity)
             if seat is None:
                 continue
@@ -185,6 +259,10 @@ class Lobby:
         found = [t for t in self.tables.values() if t.seat_of(identity) is not None]
         return found[-1] if found else None
 
+    def tables_of(self, identity: str) -> list[SharedTable]:
+        """The open tables this person set (or was passed as creator)."""
+        return [t for t in self.tables.values() if t.creator.identity == identity]
+
     def create(
         self,
         setup: TableSetup,
@@ -193,9 +271,16 @@ class Lobby:
         campaign: OpenCampaign | None = None,
     ) -> SharedTable:
         """A new table with its creator in its first human seat (ValueError when the host
-        has as many tables as it keeps, or the setup has no seat for a person). With
-        `campaign`, the table plays that open campaign's next round (or the one under way)
-        and closes it when the table closes."""
+        has as many tables as it keeps, the creator as many as one player may, or the
+        setup has no seat for a person). With `campaign`, the table plays that open
+        campaign's next round (or the one under way) and closes it when the table closes.
+        A table of theirs not yet started closes: one waiting table per creator."""
+        started = [t for t in self.tables_of(creator.identity) if t.started]
+        if len(started) >= self.tables_per_player:
+            raise ValueError(
+                f"you have {len(started)} tables open, the most one player may;"
+                " join one, or wait until one closes"
+            )
         if len(self.tables) >= MAX_TABLES:
             raise ValueError("the host has as many tables as it keeps; join one instead")
         temperament(stand_in)  # ValueError for an unknown temperament
@@ -203,12 +288,19 @@ class Lobby:
         table.chat = ChatRoom(self.chat_rates)
         if not table.human_seats:
             raise ValueError("mark at least one seat Human: this table is for people")
-        for other in list(self.tables.values()):  # one unstarted table per creator
-            if other.creator.identity == creator.identity and not other.started:
+        for other in self.tables_of(creator.identity):  # one unstarted table per creator
+            if not other.started:
                 self.close(other)
-        table.seated[table.human_seats[0]] = creator
+        self._sit(table, table.human_seats[0], creator)
         self.tables[table.code] = table
         return table
+
+    def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
+        """Seat `player`; a guest's seat gets its rejoin code."""
+        table.seated[seat] = player
+        table.watchers.pop(player.identity, None)
+        if player.guest:
+            table.rejoin[seat] = self._new_rejoin_code()
 
     def find(self, code: str) -> SharedTable | None:
         return self.tables.get(code.strip().upper())
@@ -223,8 +315,69 @@ class Lobby:
         if not table.free_seats:
             raise ValueError("that table has no free seat; you may watch it")
         seat = table.free_seats[0]
-        table.seated[seat] = player
+        self._sit(table, seat, player)
         return seat
+
+    def watch(self, table: SharedTable, player: Player) -> None:
+        """A screen of `player` watches the table before its start (`unwatch` when it
+        goes); once it starts, the table's dealer knows who follows it."""
+        table.watchers[player.identity] = table.watchers.get(player.identity, 0) + 1
+
+    def unwatch(self, table: SharedTable, player: Player) -> None:
+        count = table.watchers.get(player.identity, 0) - 1
+        if count > 0:
+            table.watchers[player.identity] = count
+        else:
+            table.watchers.pop(player.identity, None)
+
+    def rejoin_code(self, table: SharedTable, identity: str) -> str | None:
+        """The code that puts this person back in their seat at `table`, if a guest's."""
+        seat = table.seat_of(identity)
+        return table.rejoin.get(seat) if seat is not None else None
+
+    def rejoin(self, player: Player, code: str) -> SharedTable:
+        """Put `player` (a new connection) in the seat whose rejoin code this is: the
+        seat is theirs from now on, under the name it had, and the code stays the seat's
+        for the next drop. ValueError for a wrong code; after `rejoin_tries` wrong ones
+        (or REJOIN_TRIES_PER_ADDRESS from their address lately), for every code: nobody
+        guesses at others' seats."""
+        now = asyncio.get_running_loop().time()
+        since, wrong_here = self.wrong_from.get(player.address, (now, 0))
+        if now - since > REJOIN_WINDOW:
+            since, wrong_here = now, 0
+        if self.wrong_codes.get(player.identity, 0) >= self.rejoin_tries:
+            raise ValueError("too many wrong rejoin codes from this connection")
+        if player.address and wrong_here >= REJOIN_TRIES_PER_ADDRESS:
+            raise ValueError("too many wrong rejoin codes from your address; try again later")
+        wanted = code.strip().upper().encode()
+        for table in self.tables.values():
+            for seat, known in table.rejoin.items():
+                if hmac.compare_digest(known.encode(), wanted):
+                    return self._reseat(table, seat, player)
+        self.wrong_codes[player.identity] = self.wrong_codes.get(player.identity, 0) + 1
+        if player.address:
+            self.wrong_from[player.address] = (since, wrong_here + 1)
+            for address, (began, _) in list(self.wrong_from.items()):  # old ones go
+                if now - began > REJOIN_WINDOW:
+                    del self.wrong_from[address]
+        left = self.rejoin_tries - self.wrong_codes[player.identity]
+        more = f"{left} more {'try' if left == 1 else 'tries'}" if left else "no more tries"
+        raise ValueError(f"no seat has that rejoin code ({more})")
+
+    def _reseat(self, table: SharedTable, seat: int, player: Player) -> SharedTable:
+        before = table.seated[seat]
+        if before.identity == player.identity:
+            return table
+        if table.seat_of(player.identity) is not None:
+            raise ValueError("you sit at that table already, in another seat")
+        table.seated[seat] = Player(player.identity, before.name)
+        if table.dealer is not None:  # the old connection's screen acts for it no more
+            table.dealer.owners[seat] = player.identity
+        table.watchers.pop(player.identity, None)
+        table.absent.pop(seat, None)
+        if table.creator.identity == before.identity:
+            table.creator = table.seated[seat]
+        return table
 
     def leave_unstarted(self, table: SharedTable, player: Player) -> None:
         """Free this player's seat at a table not yet started; the table closes when the
@@ -234,6 +387,7 @@ class Lobby:
         if seat is None or table.started:
             return
         del table.seated[seat]
+        table.rejoin.pop(seat, None)
         if not table.seated or (
             table.campaign is not None and player.identity == table.creator.identity
         ):
@@ -241,15 +395,22 @@ class Lobby:
         elif table.creator.identity == player.identity:
             table.creator = table.seated[min(table.seated)]
 
-    def sweep(self, abandoned_after: float) -> None:
-        """Close started tables none of whose players has been here for a while, so the
-        lobby does not fill with games nobody will come back to."""
+    def sweep(self, empty_after: float | None = None) -> None:
+        """Close the tables nobody holds (the host looks every second): one not started
+        whose seated players have all left the host, at once; one started that no screen
+        has followed (no player at it, no spectator) for `empty_after` seconds (by
+        default the lobby's own). One person leaving does not hold tables for long."""
+        wait = self.empty_after if empty_after is None else empty_after
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
-            if table.dealer is None or any(self.here(p.identity) for p in table.seated.values()):
-                continue
-            last = max(table.dealer.away_since.values(), default=now)
-            if now - last > abandoned_after:
+            if table.dealer is None:
+                if not any(self.here(p.identity) for p in table.seated.values()):
+                    self.close(table)
+            elif table.dealer.followed:
+                table.empty_since = None
+            elif table.empty_since is None:
+                table.empty_since = now
+            elif now - table.empty_since >= wait:
                 self.close(table)
 
     def start(self, table: SharedTable, by: Player) -> Dealer:
@@ -267,6 +428,7 @@ class Lobby:
         dealer = table.dealer = Dealer(
             live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in
         )
+        dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
         if table.campaign is not None:
             table.campaign.on_error = lambda err: dealer.notice(
                 f"The campaign could not be saved ({err}); the next move tries again."
@@ -315,4 +477,11 @@ class Lobby:
         while True:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
             if code not in self.tables:
+                return code
+
+    def _new_rejoin_code(self) -> str:
+        taken = {code for table in self.tables.values() for code in table.rejoin.values()}
+        while True:
+            code = "".join(secrets.choice(CODE_LETTERS) for _ in range(REJOIN_LENGTH))
+            if code not in taken:
                 return code

@@ -23,26 +23,58 @@ from cantina.ai.temperament import temperaments
 from cantina.campaign.errors import CampaignError
 from cantina.chat import ChatSeat
 from cantina.games import GAMES
-from cantina.lobby import Lobby, Player, SharedTable
+from cantina.lobby import CODE_LENGTH, REJOIN_LENGTH, Lobby, Player, SharedTable
 from cantina.seating import TableSetup
 from screens.chat import ChatPanel, chat_key_acts
 from screens.footer import CantinaFooter
+from screens.lobby_help import LobbyHelpScreen
 from screens.menu import MenuScreen
 from screens.services import HostedServices
 from screens.setup import HUMAN, SetupScreen
 
 REFRESH = 0.5
 """Seconds between looks at the lobby's state (it changes in other sessions)."""
+NAMES_WIDTH = 50
+"""Columns of names in a line of who is here (it stays one line at 80 columns); the rest
+are counted."""
 
 
 def table_line(table: SharedTable) -> Content:
     return Content.assemble(
         (table.code, "bold"),
         f"  {GAMES[table.setup.game].title:<13}",
-        f"{table.summary():<24}  ",
+        f"{table.summary():<31}  ",
         "by ",
         table.creator.name,
     )
+
+
+def names_line(names: list[str], width: int = NAMES_WIDTH) -> str:
+    """As many names as fit in `width`, then how many more: a line that stays a line
+    with a crowd (at least one name is shown)."""
+    shown: list[str] = []
+    for name in names:
+        if shown and len(", ".join([*shown, name])) > width:
+            break
+        shown.append(name)
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
+def people_line(lobby: Lobby) -> Content:
+    """Who is connected to the host now (names from strangers' clients: never markup)."""
+    names = [p.name for p in lobby.here_now()]
+    return Content(f"Here now ({len(names)}): {names_line(names)}")
+
+
+def table_people(lobby: Lobby, table: SharedTable) -> Content:
+    """Who sits at a table (away or not) and who watches it, in a line."""
+    seated = [table.seat_label(seat) for seat in sorted(table.seated)]
+    watching = [lobby.name_of(who) for who in table.watching()]
+    line = f"{table.code}: " + (names_line(seated, 32) + " seated" if seated else "nobody seated")
+    if watching:
+        line += f"; {names_line(watching, 16)} watching"
+    return Content(line)
 
 
 class HostedScreen(Screen[Any]):
@@ -80,20 +112,23 @@ class LobbyScreen(HostedScreen):
         # the chat panel's title names these (`/`: see TableScreen's)
         Binding("slash", "chat", "Chat", show=False, priority=True, id="lobby.chat"),
         Binding("h", "chat_history", "Chat history", id="lobby.chat_history", show=False),
+        Binding("question_mark", "help", "Help", id="lobby.help", show=False),
     ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="lobby"):
             yield Static(Content("The back room: shared tables"), id="lobby-title")
             yield Static(id="lobby-you")
+            yield Static(id="lobby-people")
             yield OptionList(id="tables")
+            yield Static(id="table-people")
             with Horizontal(id="join-line"):
                 yield Static("Join code ", classes="label")
                 code = Input(
                     placeholder="ABCD",
                     id="code",
                     compact=True,
-                    max_length=4,
+                    max_length=REJOIN_LENGTH,  # a table's code, or a guest's rejoin code
                     restrict=r"[A-Za-z0-9]*",
                 )
                 code.cursor_blink = False  # a blinking cursor is a frame a second, per player
@@ -101,7 +136,7 @@ class LobbyScreen(HostedScreen):
             yield Static(
                 Content(
                     "Enter joins the table picked above. New table: v Vigo's Favor,"
-                    " d Val-Des, i Victim!; c sets one of your campaigns."
+                    " d Val-Des, i Victim!; c sets one of your campaigns. ? helps."
                 ),
                 id="lobby-help",
             )
@@ -113,11 +148,8 @@ class LobbyScreen(HostedScreen):
         yield CantinaFooter()
 
     def on_mount(self) -> None:
-        short = self.player.identity.removeprefix("SHA256:")[:12]
-        self.query_one("#lobby-you", Static).update(
-            Content.assemble("You are ", (self.player.name, "bold"), f"  (key {short}…)")
-        )
         self._shown: list[tuple[str, Content]] | None = None
+        self._lines: tuple[Content, Content, Content] | None = None
         self.show_tables()
         self.set_interval(REFRESH, self.show_tables)
         self.query_one("#tables", OptionList).focus()
@@ -135,7 +167,44 @@ class LobbyScreen(HostedScreen):
         if table is not None and table.started:
             self.hosted.sit_at(table)
 
+    def you_line(self) -> Content:
+        """Who this player is; a guest's rejoin code while they have a seat."""
+        if self.player.guest:
+            table = self.lobby.table_of(self.player.identity)
+            code = self.lobby.rejoin_code(table, self.player.identity) if table else None
+            if table is not None and code:
+                return Content.assemble(
+                    "You are ",
+                    (self.player.name, "bold"),
+                    f" (a guest). Your rejoin code for table {table.code}: ",
+                    (code, "bold"),
+                )
+            return Content.assemble("You are ", (self.player.name, "bold"), " (a guest)")
+        short = self.player.identity.removeprefix("SHA256:")[:12]
+        return Content.assemble("You are ", (self.player.name, "bold"), f"  (key {short}…)")
+
+    def show_people(self) -> None:
+        """The lines of who is here: you, everyone, the picked table's people."""
+        table = self.picked()
+        lines = (
+            self.you_line(),
+            people_line(self.lobby),
+            table_people(self.lobby, table) if table is not None else Content(""),
+        )
+        if lines == self._lines:
+            return
+        self._lines = lines
+        for name, line in zip(("#lobby-you", "#lobby-people", "#table-people"), lines, strict=True):
+            self.query_one(name, Static).update(line)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.show_people()
+
     def show_tables(self) -> None:
+        self.show_table_list()
+        self.show_people()
+
+    def show_table_list(self) -> None:
         rows = [(t.code, table_line(t)) for t in self.lobby.open_tables()]
         if rows == self._shown:
             return
@@ -160,7 +229,10 @@ class LobbyScreen(HostedScreen):
             self.join(table)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        table = self.lobby.find(event.value)
+        if len(event.value.strip()) == REJOIN_LENGTH:
+            self.rejoin(event.input)
+            return
+        table = self.lobby.find(event.value) if len(event.value.strip()) == CODE_LENGTH else None
         if table is None:
             # What was typed is shown as it is: never markup.
             self.notify(
@@ -181,14 +253,30 @@ class LobbyScreen(HostedScreen):
         else:
             self.app.push_screen(WaitingScreen(table))
 
+    def rejoin(self, field: Input) -> None:
+        """A guest's rejoin code, from a new connection: their seat again."""
+        try:
+            table = self.lobby.rejoin(self.player, field.value)
+        except ValueError as err:
+            self.notify(str(err).capitalize() + ".", severity="warning", markup=False)
+            return
+        field.value = ""
+        self.notify(f"Back in your seat at table {table.code}.", markup=False)
+        self.show_tables()
+        self.join(table)
+
     def action_watch(self) -> None:
+        """Watch the picked table: playing, or still waiting for its players."""
         table = self.picked()
         if table is None:
             return
-        if not table.started:
-            self.notify("That table has not started yet.", severity="warning")
-            return
-        self.hosted.sit_at(table)
+        if table.started:
+            self.hosted.sit_at(table)
+        else:
+            self.app.push_screen(WaitingScreen(table, watching=True))
+
+    def action_help(self) -> None:
+        self.app.push_screen(LobbyHelpScreen())
 
     def action_code(self) -> None:
         self.query_one("#code", Input).focus()
@@ -317,7 +405,8 @@ class HostSetupScreen(SetupScreen):
 
 
 class WaitingScreen(HostedScreen):
-    """A table before its start: its code, who has sat down; its creator starts it."""
+    """A table before its start: its code, who has sat down and who watches; its creator
+    starts it. A spectator (`watching`) waits here too, and follows it once it starts."""
 
     BINDINGS = [
         Binding("s", "start", "Start", id="waiting.start"),
@@ -327,15 +416,17 @@ class WaitingScreen(HostedScreen):
         Binding("h", "chat_history", "Chat history", id="waiting.chat_history", show=False),
     ]
 
-    def __init__(self, table: SharedTable) -> None:
+    def __init__(self, table: SharedTable, *, watching: bool = False) -> None:
         super().__init__()
         self.table = table
+        self.watching = watching
         self.gone = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="waiting"):
             yield Static(id="waiting-title")
             yield Static(id="waiting-seats")
+            yield Static(id="waiting-watchers")
             yield Static(id="waiting-help")
             watching = self.table.seat_of(self.player.identity) is None
             seat = ChatSeat(self.table.chat, self.player, self.hosted.muted, watching=watching)
@@ -347,17 +438,27 @@ class WaitingScreen(HostedScreen):
         self.query_one("#waiting-title", Static).update(
             Content.assemble(f"{title}, table ", (self.table.code, "bold"))
         )
-        creator = self.table.creator.identity == self.player.identity
-        self.query_one("#waiting-help", Static).update(
-            Content(
-                "Press s to start when everyone is here; the stand-in AI takes any free seat."
-                if creator
-                else "Waiting for the table's creator to start."
-            )
-        )
-        self._shown: Content | None = None
+        if self.watching:
+            self.lobby.watch(self.table, self.player)
+        self._shown: tuple[Content, Content, Content] | None = None
         self.follow()
         self.set_interval(REFRESH, self.follow)
+
+    def on_unmount(self) -> None:
+        if self.watching:
+            self.lobby.unwatch(self.table, self.player)
+
+    def help_line(self) -> Content:
+        missing = len(self.table.free_seats)
+        free = f"{missing} seat{'s' if missing != 1 else ''} free" if missing else "no seat free"
+        if self.watching:
+            return Content(f"You are watching ({free}); when it starts, you follow it.")
+        if self.table.creator.identity == self.player.identity:
+            return Content(
+                f"Press s to start when everyone is here ({free}); the stand-in AI takes"
+                " any free seat."
+            )
+        return Content(f"Waiting for the table's creator to start ({free}).")
 
     def follow(self) -> None:
         if self.gone:  # the pop below takes effect later: never leave twice
@@ -376,14 +477,22 @@ class WaitingScreen(HostedScreen):
             Content.assemble(f"{seat + 1:>2}  ", self.table.seat_label(seat))
             for seat in range(len(self.table.setup.seats))
         ]
-        shown = Content("\n").join(lines)
+        watchers = [self.lobby.name_of(who) for who in self.table.watching()]
+        shown = (
+            Content("\n").join(lines),
+            Content(f"Watching: {names_line(watchers)}" if watchers else ""),
+            self.help_line(),
+        )
         if shown != self._shown:
             self._shown = shown
-            self.query_one("#waiting-seats", Static).update(shown)
+            for name, text in zip(
+                ("#waiting-seats", "#waiting-watchers", "#waiting-help"), shown, strict=True
+            ):
+                self.query_one(name, Static).update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start":
-            return self.table.creator.identity == self.player.identity
+            return not self.watching and self.table.creator.identity == self.player.identity
         if action == "chat":
             return chat_key_acts(self)
         return True
@@ -397,7 +506,8 @@ class WaitingScreen(HostedScreen):
         self.follow()
 
     def action_leave(self) -> None:
-        self.lobby.leave_unstarted(self.table, self.player)
+        if not self.watching:
+            self.lobby.leave_unstarted(self.table, self.player)
         self.app.pop_screen()
 
     def action_chat(self) -> None:

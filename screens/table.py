@@ -13,6 +13,7 @@ the words for each option.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -57,6 +58,8 @@ AFTER_FRAME = 2 / constants.MAX_FPS
 """Seconds after which the frame showing a change has been drawn."""
 SECRET_KINDS = {Kind.PLAN}
 """Decisions other players must not see being made (the Supporter's cards)."""
+PRESENCE_EVERY = 1.0
+"""Seconds between looks at who is at a shared table (its countdowns count seconds)."""
 
 
 class TableScreen(UsesApp, Screen[None]):
@@ -195,6 +198,8 @@ class TableScreen(UsesApp, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Line(id="status-bar")
+        if self.shared:
+            yield Line(id="presence")
         with Horizontal(id="table-body"):
             with Vertical(id="board"):
                 yield from self.compose_board()
@@ -214,8 +219,12 @@ class TableScreen(UsesApp, Screen[None]):
         self.bar = self.query_one(DecisionBar)
         self.log_widget = self.query_one("#log", NarrationLog)
         self.query_one("#variants", Line).text = Content(self.settings_line())
+        if self.shared:
+            self._presence = self.query_one("#presence", Line)
         self._unfollow = self.dealer.follow(self._changed, self.place)
         self.look()
+        if self.shared:
+            self.set_interval(PRESENCE_EVERY, self.show_presence)
         self.set_timer(AFTER_FRAME, self.cantina.settle_heap)  # once the table is on show
 
     def on_unmount(self) -> None:
@@ -223,6 +232,36 @@ class TableScreen(UsesApp, Screen[None]):
         self._unfollow()
         if self.owns_dealer:
             self.dealer.close()
+
+    @property
+    def shared(self) -> bool:
+        """A table other people share (over SSH): one this screen does not own."""
+        return not self.owns_dealer
+
+    def presence_line(self) -> Content:
+        """Who is away and how long before the stand-in plays for them, a guest's own
+        rejoin code, how many watch: the table's people, in a line (at 80 columns, all
+        three fit with one player away)."""
+        now = asyncio.get_running_loop().time()
+        parts: list[Content] = []
+        for away in self.dealer.countdowns(now):
+            if away.standing_in:
+                what = "plays their seat"
+            elif away.left > 0:
+                what = f"plays in {math.ceil(away.left)} s"
+            else:
+                what = "plays their next turn"
+            parts.append(Content.assemble((away.name, "bold"), f" is away: the stand-in {what}"))
+        if self.place.rejoin:
+            parts.append(Content.assemble("your rejoin code ", (self.place.rejoin, "bold")))
+        watching = len(self.dealer.spectators())
+        if watching:
+            parts.append(Content(f"{watching} watching"))
+        return Content(" · ").join(parts)
+
+    def show_presence(self) -> None:
+        if not self.gone:
+            self._presence.text = self.presence_line()
 
     def _changed(self) -> None:
         if not self._looking:
@@ -255,6 +294,8 @@ class TableScreen(UsesApp, Screen[None]):
             self.tell(events, animate=self._live and not dealer.hurrying)
         self._live = True
         self.sync()
+        if self.shared:
+            self.show_presence()
         self.follow_turn()
         for notice in dealer.notices[self.noticed :]:
             # Notices hold players' names: never markup (a name could be "[@click=…]").

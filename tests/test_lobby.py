@@ -7,8 +7,17 @@ import asyncio
 
 import pytest
 
+from cantina.dealer import ASKING
+from cantina.games.table import IllegalAction
 from cantina.games.valdes import ValDesSettings
-from cantina.lobby import CODE_LENGTH, CODE_LETTERS, Lobby, Player
+from cantina.lobby import (
+    CODE_LENGTH,
+    CODE_LETTERS,
+    REJOIN_LENGTH,
+    REJOIN_TRIES_PER_ADDRESS,
+    Lobby,
+    Player,
+)
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup
 
@@ -71,25 +80,77 @@ async def test_the_creator_leaving_passes_the_table_on_and_the_last_closes_it():
     assert lobby.find(table.code) is None
 
 
-async def test_a_table_everyone_left_closes_after_a_while():
-    lobby = Lobby(pace=INSTANT, away_grace=60)
-    for player in (ALICE, BOB):
+async def test_a_started_table_nobody_follows_closes_after_a_while():
+    """A table stays while any screen follows it, a spectator's too; once none does, it
+    closes after `empty_after`, though its players are still connected (in the lobby)."""
+    lobby = Lobby(pace=INSTANT, away_grace=60, empty_after=0.05)
+    for player in (ALICE, BOB, CAROL):
         lobby.arrived(player)
     table = lobby.create(setup(), ALICE)
     lobby.join(table, BOB)
-    lobby.start(table, ALICE)
-    lobby.left(ALICE)
-    lobby.sweep(abandoned_after=0.05)
-    assert lobby.find(table.code) is table  # bob is still here
-    lobby.left(BOB)
-    lobby.sweep(abandoned_after=0.05)
+    dealer = lobby.start(table, ALICE)
+    unfollow = dealer.follow(lambda: None, table.place_of(CAROL))  # carol watches
+    for _ in range(3):
+        lobby.sweep()
+        await asyncio.sleep(0.06)
+    assert lobby.find(table.code) is table, "a spectator holds the table"
+    unfollow()
+    lobby.sweep()
     assert lobby.find(table.code) is table  # not yet
     await asyncio.sleep(0.1)
-    lobby.sweep(abandoned_after=0.05)
+    lobby.sweep()
     assert lobby.find(table.code) is None
-    assert table.dealer is not None and table.dealer.task is not None
-    await asyncio.wait_for(asyncio.wait([table.dealer.task]), 5)  # the dealer stops with it
-    assert table.dealer.task.cancelled() and table.dealer.closed
+    assert dealer.task is not None
+    await asyncio.wait_for(asyncio.wait([dealer.task]), 5)  # the dealer stops with it
+    assert dealer.task.cancelled() and dealer.closed
+
+
+async def test_a_table_followed_again_starts_its_wait_over():
+    lobby = Lobby(pace=INSTANT, empty_after=0.1)
+    lobby.arrived(ALICE)
+    table = lobby.create(setup(humans=1), ALICE)
+    dealer = lobby.start(table, ALICE)
+    lobby.sweep()
+    await asyncio.sleep(0.06)
+    unfollow = dealer.follow(lambda: None, table.place_of(ALICE))
+    lobby.sweep()
+    unfollow()
+    lobby.sweep()
+    await asyncio.sleep(0.06)
+    lobby.sweep()
+    assert lobby.find(table.code) is table, "the wait began again when alice left"
+    lobby.close_all()
+
+
+async def test_an_unstarted_table_whose_people_all_left_closes_at_the_next_sweep():
+    """Seated people who are no longer connected hold no waiting table; one connected
+    person seated holds it."""
+    lobby = Lobby()
+    lobby.arrived(BOB)
+    held = lobby.create(setup(), BOB)
+    nobody = lobby.create(setup(), ALICE)  # alice is not connected
+    lobby.sweep()
+    assert lobby.find(held.code) is held and lobby.find(nobody.code) is None
+
+
+async def test_tables_per_player():
+    """A player may have two tables open; a third is refused, saying why. The waiting
+    table they set is replaced by their next, not counted twice."""
+    lobby = Lobby(pace=INSTANT)
+    lobby.arrived(ALICE)
+    first = lobby.create(setup(humans=1), ALICE)
+    lobby.start(first, ALICE)
+    waiting = lobby.create(setup(humans=1), ALICE)
+    second = lobby.create(setup(humans=1), ALICE)
+    assert lobby.find(waiting.code) is None
+    lobby.start(second, ALICE)
+    with pytest.raises(ValueError, match="2 tables open, the most one player may"):
+        lobby.create(setup(humans=1), ALICE)
+    assert lobby.create(setup(humans=1), BOB).creator == BOB, "bob has his own two"
+    lobby.close(first)
+    assert lobby.create(setup(humans=1), ALICE) in lobby.tables.values()
+    lobby.close_all()
+    assert Lobby(tables_per_player=5).tables_per_player == 5
 
 
 async def test_the_dealer_plays_the_ai_seats_and_waits_for_people():
@@ -161,3 +222,170 @@ async def test_a_finished_campaign_closes_its_table_and_lets_the_save_go(tmp_pat
     lobby.check_presence()
     assert lobby.find(table.code) is None
     store.open(path).close()
+
+
+# --- presence ---------------------------------------------------------------------------------
+
+
+async def test_who_is_here_who_sits_and_who_watches():
+    lobby = Lobby(pace=INSTANT)
+    for player in (CAROL, ALICE, BOB):
+        lobby.arrived(player)
+    assert [p.name for p in lobby.here_now()] == ["alice", "bob", "carol"]
+    table = lobby.create(setup(humans=3), ALICE)
+    lobby.join(table, BOB)
+    lobby.watch(table, CAROL)
+    lobby.watch(table, CAROL)  # two screens of hers
+    assert table.watching() == [CAROL.identity]
+    assert table.summary() == "2/3 seated, 1 watching"
+    lobby.unwatch(table, CAROL)
+    assert table.watching() == [CAROL.identity]
+    lobby.unwatch(table, CAROL)
+    assert table.summary() == "2/3 seated"
+    dealer = lobby.start(table, ALICE)
+    dealer.follow(lambda: None, table.place_of(ALICE))
+    dealer.follow(lambda: None, table.place_of(CAROL))
+    dealer.follow(lambda: None, table.place_of(CAROL))
+    assert table.watching() == [CAROL.identity] and lobby.name_of(CAROL.identity) == "carol"
+    assert table.summary() == "2/2 seated, 1 watching, playing"  # the stand-in took one
+    lobby.left(CAROL)
+    assert [p.name for p in lobby.here_now()] == ["alice", "bob"]
+    lobby.close_all()
+
+
+async def test_the_countdown_before_the_stand_in_plays_an_away_seat():
+    lobby = Lobby(pace=INSTANT, away_grace=60)
+    for player in (ALICE, BOB):
+        lobby.arrived(player)
+    table = lobby.create(setup(), ALICE)
+    lobby.join(table, BOB)
+    dealer = lobby.start(table, ALICE)
+    now = asyncio.get_running_loop().time()
+    assert dealer.countdowns(now) == []
+    dealer.set_away(1, now - 18)
+    ((seat, name, left, standing_in),) = dealer.countdowns(now)
+    assert (seat, name, standing_in) == (1, "bob", False) and left == pytest.approx(42)
+    assert dealer.countdowns(now + 100)[0].left == 0
+    dealer.stand_in_for(1)
+    assert dealer.countdowns(now)[0].standing_in
+    dealer.set_back(1)
+    assert dealer.countdowns(now) == []
+    lobby.close_all()
+
+
+# --- rejoin codes ------------------------------------------------------------------------------
+
+GUEST = Player("guest:0a0a0a", "ana")
+LATER = Player("guest:0b0b0b", "ana")
+"""ana again, from a new connection: a new guest."""
+
+
+async def test_a_guest_takes_back_their_seat_with_their_code():
+    lobby = Lobby(pace=INSTANT)
+    for player in (ALICE, GUEST):
+        lobby.arrived(player)
+    table = lobby.create(setup(), ALICE)
+    assert lobby.rejoin_code(table, ALICE.identity) is None, "a key is its own way back"
+    seat = lobby.join(table, GUEST)
+    code = lobby.rejoin_code(table, GUEST.identity)
+    assert code is not None and len(code) == REJOIN_LENGTH and set(code) <= set(CODE_LETTERS)
+    assert table.place_of(GUEST).rejoin == code and table.place_of(ALICE).rejoin == ""
+    dealer = lobby.start(table, ALICE)
+    lobby.left(GUEST)
+    assert seat in dealer.away_since
+    lobby.arrived(LATER)
+    assert lobby.rejoin(LATER, f" {code.lower()} ") is table
+    assert table.seat_of(LATER.identity) == seat and table.seat_of(GUEST.identity) is None
+    assert table.seated[seat].name == "ana"
+    place = table.place_of(LATER)
+    assert place.seats == {seat} and place.player and place.rejoin == code, "kept for next time"
+    dealer.follow(lambda: None, place)
+    assert seat not in dealer.away_since, "back at the table"
+
+    again = Player("guest:0c0c0c", "ana")
+    lobby.arrived(again)
+    assert lobby.rejoin(again, code) is table and table.seat_of(again.identity) == seat
+    lobby.close(table)
+    with pytest.raises(ValueError, match="no seat has that rejoin code"):
+        lobby.rejoin(LATER, code)  # the code went with the table
+
+
+async def test_wrong_rejoin_codes_are_limited_per_connection():
+    lobby = Lobby(pace=INSTANT, rejoin_tries=3)
+    lobby.arrived(GUEST)
+    table = lobby.create(setup(), GUEST)
+    code = lobby.rejoin_code(table, GUEST.identity)
+    assert code is not None
+    lobby.arrived(LATER)
+    wrong = "".join(CODE_LETTERS[(CODE_LETTERS.index(c) + 1) % len(CODE_LETTERS)] for c in code)
+    for left in ("2 more tries", "1 more try", "no more tries"):
+        with pytest.raises(ValueError, match=left):
+            lobby.rejoin(LATER, wrong)
+    with pytest.raises(ValueError, match="too many wrong rejoin codes"):
+        lobby.rejoin(LATER, code)  # the right one, too late
+    assert table.seat_of(LATER.identity) is None
+
+
+async def test_a_rejoin_code_does_not_give_a_second_seat_at_ones_own_table():
+    lobby = Lobby(pace=INSTANT)
+    table = lobby.create(setup(humans=3), GUEST)
+    lobby.join(table, BOB)
+    code = lobby.rejoin_code(table, GUEST.identity)
+    assert code is not None
+    with pytest.raises(ValueError, match="another seat"):
+        lobby.rejoin(BOB, code)
+    assert lobby.rejoin(LATER, code).creator.identity == LATER.identity, "the creator's seat"
+
+
+async def test_a_guest_leaving_a_waiting_table_frees_the_seat_and_its_code():
+    lobby = Lobby()
+    for player in (ALICE, GUEST):
+        lobby.arrived(player)
+    table = lobby.create(setup(), ALICE)
+    lobby.join(table, GUEST)
+    code = lobby.rejoin_code(table, GUEST.identity)
+    lobby.left(GUEST)
+    assert table.rejoin == {} and code is not None
+    with pytest.raises(ValueError):
+        lobby.rejoin(LATER, code)
+
+
+async def test_wrong_rejoin_codes_are_limited_per_address_too():
+    """A new guest connection has tries of its own; its address does not, for a while."""
+    lobby = Lobby(pace=INSTANT, rejoin_tries=5)
+    table = lobby.create(setup(), ALICE)
+    lobby.join(table, GUEST)
+    code = lobby.rejoin_code(table, GUEST.identity)
+    assert code is not None
+    for n in range(REJOIN_TRIES_PER_ADDRESS):
+        guesser = Player(f"guest:{n // 5}", "eve", address="192.0.2.7")
+        with pytest.raises(ValueError, match="no seat has that rejoin code"):
+            lobby.rejoin(guesser, "ZZZZZZ")
+    fresh = Player("guest:fresh", "eve", address="192.0.2.7")
+    with pytest.raises(ValueError, match="from your address"):
+        lobby.rejoin(fresh, code)
+    elsewhere = Player("guest:elsewhere", "ana", address="198.51.100.1")
+    assert lobby.rejoin(elsewhere, code) is table
+    assert fresh == Player("guest:fresh", "eve"), "the address is not who they are"
+
+
+async def test_after_a_rejoin_the_old_connection_acts_for_the_seat_no_more():
+    lobby = Lobby(pace=INSTANT)
+    table = lobby.create(setup(humans=1, ais=2), GUEST)
+    code = lobby.rejoin_code(table, GUEST.identity)
+    dealer = lobby.start(table, GUEST)
+    old_place = table.place_of(GUEST)
+    assert code is not None and lobby.rejoin(LATER, code) is table
+    new_place = table.place_of(LATER)
+    for _ in range(300):  # the AI seats play up to ana's turn
+        if dealer.turn.kind == ASKING and dealer.shown == len(table.live.log):
+            break
+        await asyncio.sleep(0.01)
+    assert dealer.turn.kind == ASKING and dealer.turn.seat == 0
+    option = dealer.turn.decision.options[0]
+    with pytest.raises(IllegalAction, match="another connection"):
+        dealer.pick(old_place, option)
+    moves = len(table.live.moves)
+    dealer.pick(new_place, option)
+    assert len(table.live.moves) == moves + 1
+    lobby.close_all()

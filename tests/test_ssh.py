@@ -470,7 +470,7 @@ async def test_a_player_who_leaves_for_the_lobby_is_stood_in_for(keys):
         bob.send("y")
         await alice.expect("has left the table", since=mark)
         await take_turns({"alice": alice}, limit=4, since={"alice": mark})
-        await alice.expect("is away", since=mark)  # the stand-in plays bob's seat
+        await alice.expect("a Cautious AI plays", since=mark)  # the stand-in plays bob's seat
         await alice.expect("bob calls", since=mark)
         assert table.dealer.standing_in == {1}
         mark = alice.mark()
@@ -544,7 +544,7 @@ async def test_a_player_who_drops_is_stood_in_for_and_gets_the_seat_back(keys):
         # the others; alice answers her own calls meanwhile (the seed is random, so
         # either may be next).
         for _ in range(200):
-            if "is away" in plain(bytes(alice.output[mark:])):
+            if "a Cautious AI plays" in plain(bytes(alice.output[mark:])):
                 break
             live = table.live
             decision = live.game.pending if live is not None else None
@@ -557,7 +557,7 @@ async def test_a_player_who_drops_is_stood_in_for_and_gets_the_seat_back(keys):
                         break
                     await asyncio.sleep(0.1)
             await asyncio.sleep(0.1)
-        await alice.expect("is away", since=mark)
+        await alice.expect("a Cautious AI plays", since=mark)
         assert table.dealer.standing_in == {1}
         stand_in = alice.mark()
         await take_turns({"alice": alice}, limit=4, since={"alice": mark})

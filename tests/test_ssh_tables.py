@@ -6,14 +6,17 @@ event loop on 127.0.0.1; what a screen shows is read from the host's sessions.""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 
 import test_ssh
 from ssh_clients import OpenSSH, plain
-from test_ssh import Keys, needs_openssh, set_a_shared_table, start_host
+from test_ssh import Keys, keyless, needs_openssh, set_a_shared_table, start_host
 
 from cantina.dealer import ASKING, OVER
+from cantina.games.valdes import ValDesSettings
 from cantina.lobby import SharedTable
+from cantina.seating import Seat, TableSetup
 from cantina.ssh.server import Host
 from screens.dice import Die
 from screens.result import ResultScreen
@@ -388,3 +391,212 @@ async def test_a_player_back_after_a_drop_sees_the_same_story(keys: Keys):
         if again is not None:
             again.kill()
         await asyncio.wait_for(host.close(), 10)
+
+
+# --- a table people want to sit at: rejoin codes, watching early, limits, help ---------------
+
+
+async def guest(keys: Keys, port: int, user: str) -> OpenSSH:
+    """OpenSSH with no key at all: a new guest each time (the host must allow guests)."""
+    process = await asyncio.create_subprocess_exec(
+        "ssh",
+        *keyless(keys, port),
+        "-tt",
+        f"{user}@127.0.0.1",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    return OpenSSH(process)
+
+
+REJOIN_CODE = re.compile(r"your rejoin code ([A-Z0-9]{6})")
+
+
+async def test_a_guest_back_from_a_drop_takes_their_seat_with_the_rejoin_code(keys: Keys):
+    """bob, a guest with no key, sits at alice's Val-Des table and is shown his rejoin
+    code at the table. His link drops; alice's screen counts down to the stand-in. He
+    connects again (a new guest to the host), types the code in the lobby's code field,
+    and is back in his own seat, following the table: the same story as alice's."""
+    host = await start_host(keys)
+    host.options.guests = True
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await guest(keys, host.port, "bob")
+    again: OpenSSH | None = None
+    try:
+        code = await set_a_shared_table(alice, bob)
+        table = host.lobby.tables[code]
+        await until(lambda: table.live is not None, "the table to start")
+        (bob_seat,) = [seat for seat, p in table.seated.items() if p.name == "bob"]
+        first = table.seated[bob_seat].identity
+        assert first.startswith("guest:")
+        await bob.expect("your rejoin code")
+        found = REJOIN_CODE.search(bob.text)
+        assert found, bob.text[-500:]
+        rejoin = found.group(1)
+        assert rejoin == table.rejoin[bob_seat]
+        assert "rejoin code" not in alice.text, "alice has a key: no code, and never bob's"
+
+        mark = alice.mark()
+        bob.kill()  # bob's connection drops
+        await until(lambda: bob_seat in table.dealer.away_since, "bob to be away")
+        await alice.expect("bob is away: the stand-in plays in", since=mark)
+
+        again = await guest(keys, host.port, "bob")
+        await again.expect("shared tables")
+        await until(
+            lambda: len([s for s in host.sessions if s.gate.username == "bob"]) == 1, "one bob"
+        )
+        second = session_of(host, "bob").gate.identity
+        assert second.startswith("guest:") and second != first
+        again.send("j")
+        await asyncio.sleep(0.5)  # the focus moves to the code field
+        again.send(rejoin.lower() + "\r")
+        await until(lambda: table.seat_of(second) == bob_seat, "bob's new session in his seat")
+        await until(lambda: bob_seat not in table.dealer.away_since, "bob to be back")
+        await until(
+            lambda: all(caught_up(table_screen(host, n), table) for n in ("alice", "bob")),
+            "bob's new screen to catch up",
+        )
+        back, player = table_screen(host, "bob"), table_screen(host, "alice")
+        assert back is not None and player is not None
+        assert back.place.seats == {bob_seat} and back.place.player
+        assert back.place.rejoin == rejoin, "the same code, for the next drop"
+        assert stack(host, "bob") == ["LobbyScreen", "ValDesScreen"]
+        assert table.seat_of(first) is None and table.seated[bob_seat].name == "bob"
+        assert_same_story(back, player)
+    finally:
+        alice.kill()
+        bob.kill()
+        if again is not None:
+            again.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_wrong_rejoin_code_says_so_and_tries_run_out(keys: Keys):
+    """Each wrong code is refused in a line; after five, even a right one would be."""
+    host = await start_host(keys)
+    host.options.guests = True
+    ana = await guest(keys, host.port, "ana")
+    try:
+        await ana.expect("shared tables")
+        identity = session_of(host, "ana").gate.identity
+        ana.send("j")
+        await asyncio.sleep(0.5)
+        mark = ana.mark()
+        for tries in range(1, 6):
+            ana.send("ZZZZZZ\r")  # the field keeps it: Enter sends it again
+            await until(lambda t=tries: host.lobby.wrong_codes.get(identity) == t, f"try {tries}")
+        await ana.expect("No seat has that rejoin code", since=mark)
+        mark = ana.mark()
+        ana.send("\r")
+        await ana.expect("Too many wrong rejoin codes", since=mark)
+        assert host.lobby.wrong_codes[identity] == 5
+    finally:
+        ana.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_spectator_watches_a_table_still_filling_up(keys: Keys):
+    """carol watches alice's table before bob has sat down: she sees the waiting room
+    (who sits, what is free), alice and the lobby see her watching, and when alice starts
+    carol follows the table as a spectator."""
+    host = await start_host(keys)
+    host.options.open = True  # carol's key is not listed
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await OpenSSH.start(keys.partner, host.port, "-tt", user="bob")
+    carol = await OpenSSH.start(keys.stranger, host.port, "-tt", user="carol")
+    try:
+        await alice.expect("shared tables")
+        await carol.expect("shared tables")
+        alice.send("d")
+        await alice.expect("Stand-in")
+        alice.send("\x13")  # ctrl+s
+        await alice.expect("Press s to start")
+        (code,) = host.lobby.tables
+        table = host.lobby.tables[code]
+        await carol.expect(code)
+        mark = carol.mark()
+        carol.send("w")
+        await carol.expect("You are watching (1 seat free)", since=mark)
+        await carol.expect("(free seat)", since=mark)
+        await alice.expect("Watching: carol")
+        assert table.watching() == [session_of(host, "carol").gate.identity]
+        await bob.expect("1/2 seated, 1 watching")
+        await bob.expect(f"{code}: alice seated; carol watching")
+        await bob.expect("Here now (3): alice, bob, carol")
+
+        bob.send("\r")  # sits at the picked (only) table
+        await carol.expect("bob", since=mark)
+        alice.send("s")
+        await until(lambda: table.live is not None, "the table to start")
+        await until(lambda: table_screen(host, "carol") is not None, "carol's table screen")
+        spectator = table_screen(host, "carol")
+        assert spectator is not None and not spectator.place.player
+        assert spectator.place.seats == frozenset()
+        assert stack(host, "carol") == ["LobbyScreen", "ValDesScreen"]
+        await until(lambda: table.watching() == [spectator.place.who], "carol still watching")
+        await alice.expect("1 watching")
+    finally:
+        for client in (alice, bob, carol):
+            client.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_help_is_a_key_away_and_a_third_table_is_refused(keys: Keys):
+    """? in the lobby opens the back room's help; Esc closes it. alice has two tables
+    playing already: her third is refused, in a line saying why."""
+    host = await start_host(keys)
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    try:
+        await alice.expect("shared tables")
+        mark = alice.mark()
+        alice.send("?")
+        await alice.expect("The back room: help", since=mark)
+        await alice.expect("rejoin code", since=mark)
+        alice.send("\x1b")  # at once: an ESC right after a key is a key too
+        await until(lambda: stack(host, "alice") == ["LobbyScreen"], "the help to close")
+        lobby = host.lobby
+        player = session_of(host, "alice").app.player
+        for _ in range(2):  # two tables of hers, started (as if she had set and left them)
+            lobby.start(lobby.create(one_seat_table(), player), player)
+        mark = alice.mark()
+        alice.send("d")
+        await alice.expect("Stand-in", since=mark)
+        mark = alice.mark()
+        alice.send("\x13")  # ctrl+s: set the table
+        await alice.expect("you have 2 tables open", since=mark)
+        assert len(lobby.tables) == 2
+    finally:
+        alice.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_table_left_by_everyone_closes_soon(keys: Keys):
+    """Nobody at a started table, not even in the lobby: it closes after the host's
+    (short, here) wait, and a waiting table closes as soon as its people are gone."""
+    host = await start_host(keys)
+    host.options.abandoned_after = 0.5
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await OpenSSH.start(keys.partner, host.port, "-tt", user="bob")
+    try:
+        code = await set_a_shared_table(alice, bob)
+        table = host.lobby.tables[code]
+        await until(lambda: table.live is not None, "the table to start")
+        waiting = host.lobby.create(one_seat_table(), session_of(host, "bob").app.player)
+        alice.kill()
+        bob.kill()
+        await until(lambda: waiting.code not in host.lobby.tables, "the waiting table to close")
+        assert code in host.lobby.tables, "not yet: the started table waits a moment"
+        await until(lambda: not host.lobby.tables, "the started table to close", timeout=10)
+        assert table.dealer.closed
+    finally:
+        alice.kill()
+        bob.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
+def one_seat_table() -> TableSetup:
+    """Val-Des with one seat for a person and an AI."""
+    seats = (Seat("Player 1"), Seat("AI 1", "Expert"))
+    return TableSetup("valdes", ValDesSettings(seats=2), seats, 7)

@@ -16,7 +16,7 @@ from cantina.games.vigo import VigoSettings
 from cantina.lobby import Lobby, Player
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup, seats_from_text
-from screens.backroom import table_line
+from screens.backroom import names_line, people_line, table_line
 from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.menu import MenuScreen
 from screens.result import ResultScreen
@@ -336,17 +336,32 @@ async def test_the_longest_role_and_the_bank_stay_apart_in_the_seat_list():
 
 
 async def test_a_started_table_and_its_creator_stay_apart_in_the_lobby():
-    """'2/2 seats taken, playing' fills its column: the creator after it read 'playingby'."""
+    """'2/2 seated, 1 watching, playing' fills its column: the creator after it must not
+    run into it ('playingby')."""
     lobby = Lobby(pace=Pace(beat=0, roll=0))
     seats = (Seat("Player 1"), Seat("Player 2"))
     table = lobby.create(
         TableSetup("valdes", ValDesSettings(seats=2), seats, 7), Player("SHA256:a", "alice")
     )
     lobby.join(table, Player("SHA256:b", "bob"))
-    lobby.start(table, table.creator)
+    dealer = lobby.start(table, table.creator)
+    dealer.follow(lambda: None, table.place_of(Player("SHA256:c", "carol")))
     line = table_line(table).plain
     try:
-        assert "2/2 seats taken, playing" in line and "playingby" not in line
+        assert "2/2 seated, 1 watching, playing" in line and "playingby" not in line
         assert line.endswith("by alice")
     finally:
         lobby.close_all()
+
+
+async def test_who_is_here_stays_one_line_at_80_columns():
+    """Sixty people connected: the lobby's line of who is here names those that fit and
+    counts the rest."""
+    lobby = Lobby()
+    for n in range(60):
+        lobby.arrived(Player(f"SHA256:{n}", f"a long name {n:04}"))
+    line = people_line(lobby).plain
+    assert line.startswith("Here now (60): a long name 0000, ") and line.endswith(" more")
+    assert len(line) <= 78
+    assert names_line(["alice", "bob"]) == "alice, bob"
+    assert names_line(["x" * 60, "bob"]) == "x" * 60 + " and 1 more", "one name at least"

@@ -81,8 +81,8 @@ class HostOptions:
     """Seconds a shared table waits for a player who left before an AI plays their seat."""
     pace: float = 0.5
     """Seconds each thing that happens at a shared table stays on show before the next."""
-    abandoned_after: float = 900.0
-    """Seconds after its last player left that a started table closes."""
+    abandoned_after: float = 60.0
+    """Seconds a started table with nobody at it (no player, no spectator) stays open."""
     tables_per_player: int = 2
     """Shared tables one player may have open at once (for the lobby's cap)."""
     save_dir: Path | None = None
@@ -108,11 +108,13 @@ class Host:
         self.sessions: set[Session] = set()
         self.by_address: Counter[str] = Counter()
         self.lobby: Lobby | None = None
-        # HostOptions.tables_per_player is for the lobby's cap on tables a player opens;
-        # it is passed on once Lobby takes it.
         if options.lobby:
             pace = Pace(beat=options.pace)
-            self.lobby = Lobby(away_grace=options.away_grace, pace=pace)
+            self.lobby = Lobby(
+                away_grace=options.away_grace,
+                pace=pace,
+                tables_per_player=options.tables_per_player,
+            )
         self.server: asyncssh.SSHAcceptor | None = None
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -521,7 +523,7 @@ class Session(asyncssh.SSHServerSession):
             lobby = self.host.lobby
             player = None
             if lobby is not None:
-                player = lobby.player(self.gate.identity, self.gate.username)
+                player = lobby.player(self.gate.identity, self.gate.username, self.gate.address)
                 lobby.arrived(player)
             try:
                 app = self.app = HostedApp(
