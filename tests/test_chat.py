@@ -360,15 +360,27 @@ async def lobby_with_lines(pilot) -> None:
     lobby.chat.say(ALICE, "hello bob, want a game of Val-Des?")
     lobby.chat.say(BOB, "sure, set one and I'll join")
     await until(pilot, lambda: panel_lines(pilot.app)[0].startswith("bob: hi"))
+    await until(
+        pilot, lambda: "Here now (2)" in str(pilot.app.screen.query_one("#lobby-people").render())
+    )
+
+
+def lobby_of_two() -> Lobby:
+    """A lobby where alice and bob are both connected."""
+    lobby = Lobby()
+    lobby.arrived(ALICE)
+    lobby.arrived(BOB)
+    return lobby
 
 
 def test_snapshot_lobby_with_chat(snap_compare):
-    assert snap_compare(hosted(Lobby(), ALICE), terminal_size=SIZE, run_before=lobby_with_lines)
+    app = hosted(lobby_of_two(), ALICE)
+    assert snap_compare(app, terminal_size=SIZE, run_before=lobby_with_lines)
 
 
 async def test_the_lobbys_chat_reads_without_colour(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
-    app = hosted(Lobby(), ALICE)
+    app = hosted(lobby_of_two(), ALICE)
     async with app.run_test(size=SIZE) as pilot:
         await lobby_with_lines(pilot)
         await pilot.pause()
