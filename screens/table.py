@@ -403,7 +403,7 @@ class TableScreen(UsesApp, Screen[None]):
 
     def seed_line(self) -> str:
         """The seed this game's dice came from, so a good game can be played again."""
-        seed = self.setup.seed
+        seed = self.table.setup.seed  # a campaign's next round has a seed of its own
         if self.table.campaign or self.dealer.replay is not None:  # a campaign's round
             return f"Seed {seed} (this {self.unit}'s own, from the campaign's seed)."
         if self.table.number == 1:

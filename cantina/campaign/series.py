@@ -33,7 +33,7 @@ from cantina.games import GAMES
 from cantina.games.dice import Dice
 from cantina.games.events import Event, Scored
 from cantina.games.table import Game, Move, checked, play_moves
-from cantina.live import LiveTable
+from cantina.live import LiveTable, ai_seed
 from cantina.seating import Seat, TableSetup, clean_name
 from cantina.text import plain_reason
 
@@ -321,7 +321,12 @@ class Campaign:
         self._changed()
 
     def next_game(self, table: LiveTable) -> Game[Any]:
+        """The next round, for the table that played this one ("Play on"). Its AI seats
+        draw from the round's own random source, as a table made from the save does, so a
+        campaign resumed between rounds plays on exactly as one that never stopped."""
         game = self._start_next()
+        table.setup = self.setup()
+        table.ai_dice = Dice(ai_seed(table.setup.seed))
         return game
 
     def status(self, table: LiveTable) -> str:
