@@ -455,7 +455,7 @@ class TableScreen(UsesApp, Screen[None]):
         if choice == AGAIN:
             self.play_on(number)
         elif choice == BACK:
-            self.dismiss()
+            self.leave(ask=False)
         elif choice == LOG and number == self.number:
             self.show_history(then=self.show_result)
 
@@ -556,8 +556,23 @@ class TableScreen(UsesApp, Screen[None]):
             self.app.push_screen(StandingsScreen(campaign))
 
     def action_leave(self) -> None:
+        self.leave(ask=True)
+
+    def leave(self, *, ask: bool) -> None:
         """Leave the table; when a game is under way and leaving it loses or changes
-        something, ask first, saying what."""
+        something, ask first (if `ask`), saying what. A campaign whose last save failed
+        tries again first, and says what leaving would lose if it still cannot."""
+        if self.table.campaign and self.place.player:
+            self.cantina.leave_campaign(self._ask_leave if ask else self._go, self._go)
+        elif ask:
+            self._ask_leave()
+        else:
+            self._go()
+
+    def _go(self) -> None:
+        self.dismiss()
+
+    def _ask_leave(self) -> None:
         question = self.leaving_question()
         if question is None:
             self.dismiss()

@@ -3,7 +3,27 @@ lists or changes saves catches `CampaignError` and shows its message."""
 
 from __future__ import annotations
 
-from cantina.text import plain_reason
+import errno
+
+from cantina.text import clean_text, plain_reason
+
+_OS_REASONS = {
+    errno.EROFS: "its folder is read-only",
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EACCES: "this user may not write in its folder",
+    errno.EPERM: "this user may not write in its folder",
+    errno.ENOENT: "its folder is gone",
+    errno.EIO: "the disk reported an error",
+}
+
+
+def os_reason(err: OSError) -> str:
+    """Why a file could not be written, in a few plain words ("the disk is full"), not the
+    system's `[Errno 28] No space left on device: '/…/.duo.json.123.tmp'`."""
+    if err.errno in _OS_REASONS:
+        return _OS_REASONS[err.errno]
+    return clean_text(err.strerror or type(err).__name__).lower() or "the system refused"
 
 
 class CampaignError(Exception):

@@ -102,6 +102,10 @@ class Campaign:
         self.seats = tuple(Seat(s.name, s.temperament) for s in data.roster)
         self.on_change = on_change
         """Called after every change of the record: the store's autosave."""
+        self.decisions = sum(len(decode_moves(data.game, r.moves)) for r in data.finished) + (
+            len(decode_moves(data.game, data.table.moves)) if data.table is not None else 0
+        )
+        """How many decisions the record holds (what an unsaved change would lose)."""
 
     # --- making one ----------------------------------------------------------------------
 
@@ -307,6 +311,7 @@ class Campaign:
         """After every decision: the table as it stands, or the finished round, saved."""
         d = self.data
         assert d.table is not None, "a decision at a table the campaign did not start"
+        self.decisions += 1
         if table.game.pending is None:
             d.finished.append(self._summary(d.table.start, table))
             d.banks = d.finished[-1].banks

@@ -23,11 +23,20 @@ import msgspec
 import platformdirs
 
 from cantina.campaign.check import read_campaign
-from cantina.campaign.errors import Ambiguous, CampaignError, Damaged, InUse, NameTaken, NotFound
+from cantina.campaign.errors import (
+    Ambiguous,
+    CampaignError,
+    Damaged,
+    InUse,
+    NameTaken,
+    NotFound,
+    os_reason,
+)
 from cantina.campaign.series import MAX_CAMPAIGN_NAME, Campaign, campaign_name
 from cantina.files import write_atomic  # the autosave test swaps it here for a full disk
 
 UNEXPECTED = "could not be read (an unexpected error)"
+NESTED = "not a cantina save: its data is nested far deeper than a save's"
 
 MAX_FILE = 16 * 1024 * 1024
 """Saves grow by about 3 KiB a round (benchmarks/bench_saves.py), so even 1,000 rounds, the
@@ -58,7 +67,15 @@ class CampaignLock:
         self._fd: int | None = None
 
     def acquire(self, name: str) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        """Hold the lock; InUse (naming the campaign `name`) when another process does,
+        CampaignError in one sentence when the lock cannot be made (a read-only folder)."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as err:
+            raise CampaignError(
+                f"the campaign {name!r} cannot be played here: {os_reason(err)}, "
+                "so its moves could not be saved"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as err:
@@ -104,6 +121,8 @@ def load(path: Path) -> Campaign:
         return read_campaign(raw, path.name)
     except Damaged:
         raise
+    except RecursionError:  # msgspec's limit on nesting: no save nests so deep
+        raise Damaged(path.name, "", NESTED) from None
     except Exception as err:  # a reading bug must not take the whole listing down
         raise Damaged(path.name, "", f"{UNEXPECTED} ({type(err).__name__}: {err})") from err
 
@@ -251,7 +270,7 @@ class Store:
     def open(self, path: Path) -> OpenCampaign:
         """Lock a save and load it for play (InUse, or Damaged, when that cannot be)."""
         lock = CampaignLock(path)
-        lock.acquire(path.stem)
+        lock.acquire(name_in(read(path)) or path.stem)
         try:
             campaign = load(path)
         except BaseException:
@@ -285,13 +304,23 @@ class Store:
         its new name; the save's own file keeps the name it was made with), numbered when
         taken. A damaged save is copied as it is, under its own file name."""
         raw = path.read_bytes()
-        if destination.is_dir():
-            name = name_in(raw)
-            return write_new(destination, file_stem(name) if name else path.stem, raw)
-        if destination.exists():
-            raise CampaignError(f"{destination} is there already; an export never replaces a file")
+        return export_bytes(raw, name_in(raw) or path.stem, destination)
+
+
+def export_bytes(raw: bytes, name: str, destination: Path) -> Path:
+    """`raw` (a save's bytes) at `destination`: a new file, or a new file named after the
+    campaign `name` in the folder `destination` (CampaignError: never over a file)."""
+    if destination.is_dir():
+        return write_new(destination, file_stem(name), raw)
+    if destination.exists():
+        raise CampaignError(f"{destination} is there already; an export never replaces a file")
+    try:
         write_atomic(destination, raw, replace=False)
-        return destination
+    except FileExistsError:
+        raise CampaignError(
+            f"{destination} is there already; an export never replaces a file"
+        ) from None
+    return destination
 
 
 def write_new(folder: Path, stem: str, data: bytes) -> Path:
@@ -317,11 +346,20 @@ class OpenCampaign:
         self.saves = 0
         self.on_error: Callable[[OSError], None] | None = None
         """Told of an autosave that failed (a full disk, say); without it, it raises."""
+        self.failure: OSError | None = None
+        """Why the last save failed, while it has not been made good."""
+        self._saved_decisions = campaign.decisions
         campaign.on_change = lambda _campaign: self.autosave()
 
     def save(self) -> None:
-        write_atomic(self.path, encode(self.campaign))
+        try:
+            write_atomic(self.path, encode(self.campaign))
+        except OSError as err:
+            self.failure = err
+            raise
         self.saves += 1
+        self.failure = None
+        self._saved_decisions = self.campaign.decisions
 
     def autosave(self) -> None:
         """Save after a decision. A failure must not stop the game: the campaign stays
@@ -332,6 +370,29 @@ class OpenCampaign:
             if self.on_error is None:
                 raise
             self.on_error(err)
+
+    @property
+    def unsaved(self) -> int:
+        """The decisions made since the last save that was written (0: all are saved)."""
+        return self.campaign.decisions - self._saved_decisions
+
+    @property
+    def saved(self) -> bool:
+        return self.failure is None
+
+    def settle(self) -> bool:
+        """Before leaving: a save that failed is tried again; whether all is saved now."""
+        if self.failure is not None:
+            try:
+                self.save()
+            except OSError:
+                return False
+        return True
+
+    def export(self, destination: Path) -> Path:
+        """The campaign as it stands here (unsaved decisions too) written elsewhere, as
+        `Store.export` writes a save; its own file and lock are left as they are."""
+        return export_bytes(encode(self.campaign), self.campaign.name, destination)
 
     def close(self) -> None:
         self.campaign.on_change = None
