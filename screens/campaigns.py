@@ -174,7 +174,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Delete the campaign {entry.campaign.name!r} ({entry.path.name})? "
+                f"Delete the campaign {entry.campaign.name!r} ({entry.file})? "
                 "Its save cannot be brought back."
             ),
             delete,
@@ -191,12 +191,12 @@ class CampaignsScreen(UsesApp, Screen[None]):
                 self.guarded(
                     lambda: self.notify(
                         f"Exported to {self.store.export(entry.path, destination)}",
-                        title=entry.path.name,
+                        title=entry.file,
                     )
                 )
 
         self.app.push_screen(
-            AskScreen(f"Export {entry.path.name} to (a folder or a new file):", str(Path.cwd())),
+            AskScreen(f"Export {entry.file} to (a folder or a new file):", str(Path.cwd())),
             export,
         )
 
@@ -239,7 +239,7 @@ def _option(entry: Entry) -> Option:
         return Option(
             Content.assemble(
                 ("DAMAGED ", "bold reverse"),
-                f" {entry.path.name}  {when}\n   ",
+                f" {entry.file}  {when}\n   ",
                 entry.problem.reason if entry.problem else "",
                 f" ({entry.problem.field})" if entry.problem and entry.problem.field else "",
             )

@@ -34,10 +34,12 @@ class Damaged(CampaignError):
     """A save that cannot be played: which file, which field, and what is wrong."""
 
     def __init__(self, file: str, field: str, reason: str) -> None:
-        self.file = file
-        self.field = field
-        self.reason = plain_reason(reason)  # the schema's words, for people
-        where = f"{file}: {field}: " if field else f"{file}: "
+        # A file's name and a schema's words can hold anything a file does: cleaned, so
+        # nothing from disk reaches a terminal as a command (an ESC, a BEL).
+        self.file = clean_text(file)
+        self.field = clean_text(field)
+        self.reason = clean_text(plain_reason(reason))  # the schema's words, for people
+        where = f"{self.file}: {self.field}: " if field else f"{self.file}: "
         super().__init__(where + self.reason)
 
 
@@ -53,9 +55,9 @@ class Ambiguous(CampaignError, LookupError):
     """Several saves go by the name asked for: the file name tells them apart."""
 
     def __init__(self, name: str, candidates: list[tuple[str, str]]) -> None:
-        self.candidates = candidates
-        """Each save it could be, as (its campaign's name, its file's name)."""
-        which = ", ".join(f"{campaign} ({file})" for campaign, file in candidates)
+        self.candidates = [(clean_text(c), clean_text(f)) for c, f in candidates]
+        """Each save it could be, as (its campaign's name, its file's name), cleaned."""
+        which = ", ".join(f"{campaign} ({file})" for campaign, file in self.candidates)
         super().__init__(f"{name!r} could be any of: {which}; give the file name")
 
 

@@ -99,7 +99,11 @@ class Campaign:
         self.settings: Any = checked(
             msgspec.json.decode(data.settings, type=GAMES[data.game].settings)
         )
-        self.seats = tuple(Seat(s.name, s.temperament) for s in data.roster)
+        self.seats = tuple(
+            Seat(clean_name(s.name, f"Player {i}"), s.temperament)
+            for i, s in enumerate(data.roster, 1)
+        )
+        """The roster as it is shown: names cleaned, since a file can hold anything."""
         self.on_change = on_change
         """Called after every change of the record: the store's autosave."""
         self.decisions = sum(len(decode_moves(data.game, r.moves)) for r in data.finished) + (
@@ -154,7 +158,8 @@ class Campaign:
 
     @property
     def name(self) -> str:
-        return self.data.name
+        """The campaign's name as it is shown (cleaned: a file can hold anything)."""
+        return campaign_name(self.data.name)
 
     @property
     def game(self) -> str:
@@ -402,7 +407,7 @@ class Campaign:
         d = self.data
         banks = self.banks
         rows = []
-        for seat, record in enumerate(d.roster):
+        for seat in range(len(d.roster)):
             won = [seat in r.winners for r in d.finished]
             streak = best = 0
             for w in won:
@@ -411,7 +416,7 @@ class Campaign:
             rows.append(
                 Standing(
                     seat=seat,
-                    name=record.name,
+                    name=self.seats[seat].name,
                     bank=banks[seat],
                     won=sum(won),
                     vigo=sum(r.start.vigo == seat for r in d.finished) if d.game == "vigo" else 0,

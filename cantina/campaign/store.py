@@ -34,6 +34,7 @@ from cantina.campaign.errors import (
 )
 from cantina.campaign.series import MAX_CAMPAIGN_NAME, Campaign, campaign_name
 from cantina.files import write_atomic  # the autosave test swaps it here for a full disk
+from cantina.text import clean_text
 
 UNEXPECTED = "could not be read (an unexpected error)"
 NESTED = "not a cantina save: its data is nested far deeper than a save's"
@@ -149,6 +150,11 @@ class Entry:
     problem: Damaged | None
     modified: float
 
+    @property
+    def file(self) -> str:
+        """The file's name as it may be shown (cleaned: a name on disk can hold anything)."""
+        return clean_text(self.path.name)
+
 
 @dataclass(frozen=True)
 class Imported:
@@ -162,7 +168,7 @@ class Imported:
 
     def __str__(self) -> str:
         called = repr(self.name) if self.was == self.name else f"{self.was!r} as {self.name!r}"
-        return f"{called} ({self.path.name})"
+        return f"{called} ({clean_text(self.path.name)})"
 
 
 class Store:
@@ -270,7 +276,7 @@ class Store:
     def open(self, path: Path) -> OpenCampaign:
         """Lock a save and load it for play (InUse, or Damaged, when that cannot be)."""
         lock = CampaignLock(path)
-        lock.acquire(name_in(read(path)) or path.stem)
+        lock.acquire(campaign_name(name_in(read(path)) or path.stem))
         try:
             campaign = load(path)
         except BaseException:
@@ -287,7 +293,8 @@ class Store:
         owner = self.names(but=path).get(name.casefold())
         if owner is not None:
             raise NameTaken(
-                f"another campaign is called {name!r} ({owner.name}); choose another name"
+                f"another campaign is called {name!r} ({clean_text(owner.name)}); "
+                "choose another name"
             )
         with self.open(path) as session:
             session.campaign.data.name = name
