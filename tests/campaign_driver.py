@@ -61,9 +61,8 @@ def drive(campaign: Campaign, n: int, out: Callable[[int, bytes], None]) -> None
         opening: list[Any] = []
         try:
             if table is None:
-                fresh = campaign.data.table is None
                 table = campaign.table()
-                opening = list(table.game.opening_events) if fresh else []
+                opening = [] if table.moves else list(table.game.opening_events)
             elif table.game.pending is None:
                 opening = table.next_game()
         except ValueError:

@@ -126,9 +126,7 @@ async def test_new_campaign_from_the_menu_is_saved_locked_and_autosaved(tmp_path
 
         saves = app.campaign_session.saves
         await decide(pilot, app, 1)
-        after = load(path)
-        recorded = after.data.table.moves if after.data.table else after.data.finished[0].moves
-        assert bytes(recorded) != b"[]", "the decision was saved"
+        assert load(path).decisions >= 1, "the decision was saved"
         assert app.campaign_session.saves > saves
 
         await leave(pilot, app)

@@ -10,6 +10,8 @@ replayed event by event.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,7 +35,7 @@ from cantina.games import GAMES
 from cantina.games.dice import Dice
 from cantina.games.events import Event, Scored
 from cantina.games.table import Game, Move, checked, play_moves
-from cantina.live import LiveTable, ai_seed
+from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
 from cantina.text import plain_reason
 
@@ -60,9 +62,39 @@ def rounds_for(game: str, settings: Any, seats: int, length: int) -> int:
     return length
 
 
-def round_seed(seed: int, number: int) -> int:
-    """Round `number`'s own seed: fixed by the campaign's seed, unlike every other's."""
+def legacy_round_seed(seed: int, number: int) -> int:
+    """Round `number`'s seed in a format-2 save: from the campaign's seed alone."""
     return random.Random(f"cantina:{seed}:{number}").getrandbits(63)
+
+
+def constitution(data: CampaignFile, settings: Any) -> bytes:
+    """What a campaign is, besides its name: the game, who plays (the AI seats'
+    temperaments, or a person), the settings, how many rounds, the stake and the starting
+    bank. Every round's seed is derived from it, so a change to any of it (an AI seat made
+    a person's, a setting, the banks before the first round) deals other dice."""
+    return msgspec.json.encode(
+        [
+            data.game,
+            [seat.temperament for seat in data.roster],
+            settings,
+            data.rounds,
+            data.match_stake,
+            data.starting_bank,
+        ]
+    )
+
+
+def round_seed(seed: int, number: int, made_of: bytes) -> int:
+    """Round `number`'s own seed: fixed by the campaign's seed and its constitution."""
+    digest = hashlib.blake2b(f"cantina-round:{seed}:{number}:".encode() + made_of, digest_size=8)
+    return int.from_bytes(digest.digest()) >> 1
+
+
+def ai_dice(seed: int, moves: int) -> Dice:
+    """The AI's random source for the decision after `moves` moves of the round dealt from
+    `seed`: derived, never stored, so a resumed round's AI chooses as it would have and no
+    edit of the file can steer it."""
+    return Dice(random.Random(f"cantina-ai:{seed}:{moves}").getrandbits(63))
 
 
 def encode_moves(moves: Sequence[Move]) -> msgspec.Raw:
@@ -106,6 +138,7 @@ class Campaign:
         """The roster as it is shown: names cleaned, since a file can hold anything."""
         self.on_change = on_change
         """Called after every change of the record: the store's autosave."""
+        self.constitution = constitution(data, self.settings)
         self.decisions = sum(len(decode_moves(data.game, r.moves)) for r in data.finished) + (
             len(decode_moves(data.game, data.table.moves)) if data.table is not None else 0
         )
@@ -146,13 +179,16 @@ class Campaign:
             rounds=rounds,
             match_stake=match_stake if game == "victim" else 0,
             seed=seed,
+            starting_bank=bank,
             banks=[bank] * len(seats),
         )
         try:  # the limits a save is loaded with hold for a new one too
             msgspec.json.decode(msgspec.json.encode(data), type=CampaignFile)
         except msgspec.ValidationError as err:
             raise ValueError(f"cannot make this campaign: {plain_reason(str(err))}") from None
-        return cls(data)
+        campaign = cls(data)
+        campaign.prepare_next()  # the first round is dealt at once
+        return campaign
 
     # --- where it stands -----------------------------------------------------------------
 
@@ -177,6 +213,8 @@ class Campaign:
     @property
     def banks(self) -> list[int]:
         """Every seat's bank now: mid-round, as the table stands."""
+        if self._table is not None and self._table.game.pending is None:
+            return list(self.data.banks)  # a round just finished (the next one waits)
         if self._table is not None and self.game != "victim":
             return list(self._table.game.state.banks)
         if self.data.table is not None and self.game == "victim":
@@ -212,42 +250,47 @@ class Campaign:
         if self._table is not None and self._table.game.pending is not None:
             return self._table
         d = self.data
-        if d.table is not None:
-            start = self.start_game(d.table.start)
-            moves = decode_moves(d.game, d.table.moves)
-            saved = d.table.ai_dice
-            ai_dice = Dice.from_state(saved) if saved is not None else None
-            self._table = LiveTable.resumed(
-                self.setup(), start, moves, keeper=self, ai_dice=ai_dice
-            )
-            return self._table
-        game = self._start_next()
-        self._table = LiveTable(self.setup(), game, keeper=self)
+        if d.table is None:
+            raise self._over_error()
+        start = self.start_game(d.table.start)
+        moves = decode_moves(d.game, d.table.moves)
+        self._table = LiveTable.resumed(
+            self.setup(),
+            start,
+            moves,
+            keeper=self,
+            ai_dice=ai_dice(d.table.start.seed, len(moves)),
+        )
         return self._table
 
-    def _start_next(self) -> Game[Any]:
+    def _over_error(self) -> ValueError:
+        if self.data.ended:
+            return ValueError(f"the campaign is over: {self.data.ended}")
+        return ValueError(f"the campaign {self.name!r} is over")
+
+    def prepare_next(self) -> None:
+        """Deal the next round (its table, with no move yet), or, when it cannot begin (a
+        seat that cannot pay), end the campaign saying why; nothing after the last round."""
         d = self.data
-        if self.over:
-            raise ValueError(f"the campaign {d.name!r} is over")
+        d.table = None
+        if d.ended is not None or self.played >= d.rounds:
+            return
         try:
             start = self.next_start()
             game = self.start_game(start)
         except ValueError as err:
             d.ended = str(err)
-            self._changed()
-            raise ValueError(f"the campaign is over: {err}") from None
+            return
         d.table = TableRecord(
             start=start, moves=encode_moves([]), state=msgspec.Raw(game.to_json())
         )
-        self._changed()
-        return game
 
     def next_start(self) -> Start:
         """How the next round begins: the title passed on, the Scorekeeper moved round,
         the last Victim's bonus, the banks carried."""
         d = self.data
         number = self.played + 1
-        seed = round_seed(d.seed, number)
+        seed = round_seed(d.seed, number, self.constitution)
         seats = len(self.seats)
         last = d.finished[-1] if d.finished else None
         if d.game == "vigo":
@@ -302,7 +345,7 @@ class Campaign:
     def _round(self, number: int) -> tuple[Start, list[Move]]:
         d = self.data
         records = {r.start.number: (r.start, r.moves) for r in d.finished}
-        if d.table is not None:
+        if d.table is not None and msgspec.json.decode(bytes(d.table.moves)):  # begun, not dealt
             records[d.table.start.number] = (d.table.start, d.table.moves)
         if number not in records:
             have = ", ".join(map(str, sorted(records))) or "none yet"
@@ -317,26 +360,31 @@ class Campaign:
         d = self.data
         assert d.table is not None, "a decision at a table the campaign did not start"
         self.decisions += 1
+        start = d.table.start
         if table.game.pending is None:
-            d.finished.append(self._summary(d.table.start, table))
+            d.finished.append(self.summary_of(start, table.game, table.moves, now()))
             d.banks = d.finished[-1].banks
-            d.table = None
+            self.prepare_next()  # saved with the round that ends: nothing lies between
         else:
             d.table = TableRecord(
-                start=d.table.start,
+                start=start,
                 moves=encode_moves(table.moves),
                 state=msgspec.Raw(table.game.to_json()),
-                ai_dice=table.ai_dice.state(),
             )
+            table.ai_dice = ai_dice(start.seed, len(table.moves))
         self._changed()
 
     def next_game(self, table: LiveTable) -> Game[Any]:
-        """The next round, for the table that played this one ("Play on"). Its AI seats
-        draw from the round's own random source, as a table made from the save does, so a
-        campaign resumed between rounds plays on exactly as one that never stopped."""
-        game = self._start_next()
+        """The next round, dealt already, for the table that played this one ("Play on").
+        Its AI seats draw from the round's own random source, as a table made from the
+        save does, so a campaign resumed between rounds plays on exactly as one that never
+        stopped (ValueError when the campaign is over)."""
+        d = self.data
+        if d.table is None:
+            raise self._over_error()
+        game = self.start_game(d.table.start)
         table.setup = self.setup()
-        table.ai_dice = Dice(ai_seed(table.setup.seed))
+        table.ai_dice = ai_dice(d.table.start.seed, 0)
         return game
 
     def status(self, table: LiveTable) -> str:
@@ -356,18 +404,21 @@ class Campaign:
 
     # --- results -----------------------------------------------------------------------
 
-    def _summary(self, start: Start, table: LiveTable) -> RoundRecord:
-        game = table.game
-        events = _replayed_events(self.start_game(start), table.moves)
-        expected, actual = self._luck(start, table.moves, game, events)
+    def summary_of(
+        self, start: Start, game: Game[Any], moves: Sequence[Move], finished: str
+    ) -> RoundRecord:
+        """The record of a round that began as `start` and finished as `game` after
+        `moves`: what the save keeps, and what a save's record is checked against."""
+        events = _replayed_events(self.start_game(start), moves)
+        expected, actual = self._luck(start, moves, game, events)
         return RoundRecord(
             start=start,
-            moves=encode_moves(table.moves),
+            moves=encode_moves(moves),
             banks=self.banks_after(start, game),
             winners=_winners(game),
             expected=expected,
             actual=actual,
-            finished=now(),
+            finished=finished,
         )
 
     def banks_after(self, start: Start, game: Game[Any]) -> list[int]:
@@ -400,8 +451,17 @@ class Campaign:
                     right[event.seat] += 1
             return [c / 2 for c in calls], [float(r) for r in right]
         first = self.start_game(start)
-        chances = TableAI(self.setup().temperaments()).win_chances(first)
+        health = tuple(first.state.health)  # a rematch bonus starts matches elsewhere
+        if health not in self._victim_ais:
+            self._victim_ais[health] = TableAI(self.setup().temperaments())
+        chances = self._victim_ais[health].win_chances(first)
         return list(chances), [1.0 if s == game.result.winner else 0.0 for s in seats]
+
+    @functools.cached_property
+    def _victim_ais(self) -> dict[tuple[int, ...], TableAI]:
+        """The seats' AI for each starting health a match has had: its exact Victim! odds
+        are solved once for each (a handful), not for every match of a long campaign."""
+        return {}
 
     def standings(self) -> list[Standing]:
         d = self.data
