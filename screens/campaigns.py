@@ -147,8 +147,15 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
     def action_standings(self) -> None:
         entry = self.usable()
-        if entry is not None and entry.campaign is not None:
-            self.app.push_screen(StandingsScreen(entry.campaign))
+        if entry is None or entry.campaign is None:
+            return
+        try:  # the list read only its listing: the standings need the whole campaign
+            campaign = self.store.load(entry.path)
+        except CampaignError as err:
+            self.notify(str(err), title="This save is damaged", severity="warning")
+            self.reload()
+            return
+        self.app.push_screen(StandingsScreen(campaign))
 
     def action_rename(self) -> None:
         entry = self.usable()

@@ -335,7 +335,7 @@ def test_find_refuses_an_ambiguous_name_and_lists_the_candidates(tmp_path: Path)
     first = store.create(named("Alpha"))
     second = store.create(named("Beta"))
     raw = json.loads(second.read_text())
-    raw["name"] = "alpha"  # as an older cantina let it be
+    raw["name"] = raw["listing"]["name"] = "alpha"  # as an older cantina let it be
     second.write_text(json.dumps(raw))
     os.utime(first, (1_000_000, 1_000_000))  # listed after the other, newest first
     with pytest.raises(Ambiguous) as found:

@@ -32,8 +32,8 @@ def _hostile_folder(folder: Path) -> Path:
     )
     path = Store(folder).create(campaign)
     doc = json.loads(path.read_bytes())
-    doc["name"] = HOSTILE
-    doc["roster"][1]["name"] = "\x1b[31mRed\x9b2J"
+    doc["name"] = doc["listing"]["name"] = HOSTILE
+    doc["roster"][1]["name"] = doc["listing"]["roster"][1]["name"] = "\x1b[31mRed\x9b2J"
     path.write_text(json.dumps(doc))
     assert load(path).data.name == HOSTILE, "a valid save: only its name is hostile"
     (folder / f"bad{HOSTILE}.json").write_text('{"format": 2, "name": "\\u001b[2J", "x": 1}')

@@ -73,6 +73,8 @@ def read_campaign(raw: bytes, file: str) -> Campaign:
     except ValueError as err:
         raise Damaged(file, "$.settings", str(err)) from None
     check(campaign, file, dealt=header.format >= FORMAT)
+    if header.format >= FORMAT and data.listing != campaign.listing():
+        raise Damaged(file, "$.listing", "edited: differs from the campaign it lists")
     if campaign.data.table is None:  # an older format's save between rounds
         campaign.prepare_next()
     return campaign
@@ -163,7 +165,7 @@ def check(campaign: Campaign, file: str, *, dealt: bool = True) -> None:
         saved = msgspec.json.decode(bytes(d.table.state))
     except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise Damaged(file, "$.table.state", str(err)) from None
-    if saved != msgspec.json.decode(game.to_json()):
+    if msgspec.json.encode(saved) != msgspec.json.encode(msgspec.json.decode(game.to_json())):
         raise Damaged(
             file,
             "$.table.state",
@@ -192,6 +194,12 @@ def _check_start(replay: Campaign, file: str, at: str, start: Start) -> None:
             )
 
 
+def _canonical(raw: msgspec.Raw | bytes) -> bytes:
+    """JSON as msgspec writes it, whitespace aside: `1` and `true` stay apart (as Python's
+    `==` would not keep them)."""
+    return msgspec.json.encode(msgspec.json.decode(bytes(raw)))
+
+
 def _replay(
     replay: Campaign, file: str, at: str, start: Start, moves: Any
 ) -> tuple[Any, list[Move]]:
@@ -205,7 +213,7 @@ def _replay(
         raise Damaged(file, *_split(err, f"{at}.moves")) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise Damaged(file, f"{at}.moves", str(err)) from None
-    if msgspec.json.decode(bytes(moves)) != msgspec.json.decode(encode_moves(recorded)):
+    if _canonical(moves) != _canonical(encode_moves(recorded)):
         raise Damaged(file, f"{at}.moves", "hold a field no move has")
     for n, move in enumerate(recorded):
         try:

@@ -26,7 +26,7 @@ def list_campaigns(folder: Path) -> int:
             print(f"  DAMAGED  {entry.problem}")
             continue
         c = entry.campaign
-        print(f"  {c.name:<24} {_title(c):<13} {c.where():<30} {when}")
+        print(f"  {c.name:<24} {GAMES[c.game].title:<13} {c.where():<30} {when}")
         print(f"  {'':<24} {c.summary()}")
     return 0
 

@@ -78,8 +78,27 @@ class TableRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     """The rules core's snapshot (`Game.to_json`), dice included."""
 
 
+class Listing(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What the saves list shows of a campaign, first in its file, so a list of many large
+    saves reads a few hundred bytes of each (`store.read_listing`), never their rounds. It
+    is a copy of what the rest says: a save whose listing differs is refused on loading."""
+
+    name: Name
+    game: GameId
+    roster: Annotated[list[SeatRecord], msgspec.Meta(min_length=2, max_length=MAX_SEATS)]
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=MAX_ROUNDS)]
+    played: Annotated[int, msgspec.Meta(ge=0, le=MAX_ROUNDS)]
+    over: bool
+    laps: bool
+    """Whether the campaign counts laps (Vigo's Favor without a House Vigo)."""
+    banks: Annotated[list[int], msgspec.Meta(min_length=2, max_length=MAX_SEATS)]
+    """Every seat's bank as the record stands (mid-round, as the table does)."""
+
+
 class CampaignFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     format: Annotated[int, msgspec.Meta(ge=1)]
+    listing: Listing | None = None
+    """Written first after the format (None only in memory, before the first save)."""
     name: Name
     game: GameId
     created: Annotated[str, msgspec.Meta(max_length=40)]

@@ -25,6 +25,7 @@ from cantina.campaign.model import (
     FORMAT,
     CampaignFile,
     GameId,
+    Listing,
     RoundRecord,
     SeatRecord,
     Start,
@@ -106,6 +107,22 @@ def decode_moves(game: str, raw: msgspec.Raw | bytes) -> list[Move]:
     kind: Any = list[move_type(game)]  # type: ignore[misc]  # a type made per game
     decoded = msgspec.json.decode(bytes(raw), type=kind)
     return [Move(m.seat, m.action) for m in decoded]
+
+
+def where_text(game: str, number: int, rounds: int, seats: int, laps: bool) -> str:
+    """ "round 3 of 10, lap 1 of 2" and the like: where round `number` stands."""
+    number = min(number, rounds)
+    text = f"{GAMES[game].unit} {number} of {rounds}"
+    if laps:  # Vigo's Favor: laps only as titles pass
+        text += f", lap {(number - 1) // seats + 1} of {-(-rounds // seats)}"
+    return text
+
+
+def summary_text(names: Sequence[str], banks: Sequence[int], over: bool) -> str:
+    """The standings in one line, best bank first."""
+    rows = sorted(range(len(names)), key=lambda seat: (-banks[seat], seat))
+    text = ", ".join(f"{names[seat]} {banks[seat]}" for seat in rows)
+    return text + ("  (finished)" if over else "")
 
 
 @dataclass(frozen=True)
@@ -217,9 +234,16 @@ class Campaign:
             return list(self.data.banks)  # a round just finished (the next one waits)
         if self._table is not None and self.game != "victim":
             return list(self._table.game.state.banks)
-        if self.data.table is not None and self.game == "victim":
-            return [b - self.data.match_stake for b in self.data.table.start.banks]
-        return list(self.data.banks)
+        return self._recorded_banks()
+
+    def _recorded_banks(self) -> list[int]:
+        """The banks as the record stands: mid-round, as the saved table has them."""
+        d = self.data
+        if d.table is None:
+            return list(d.banks)
+        if self.game == "victim":  # the match stake is paid as the match begins
+            return [b - d.match_stake for b in d.table.start.banks]
+        return list(GAMES[d.game].game.from_json(bytes(d.table.state)).state.banks)
 
     def setup(self) -> TableSetup:
         seed = self.data.table.start.seed if self.data.table else self.data.seed
@@ -228,13 +252,26 @@ class Campaign:
     def where(self, number: int | None = None) -> str:
         """ "round 3 of 10, lap 1 of 2" and the like."""
         number = number or self.played + (0 if self.over else 1)
-        unit = GAMES[self.game].unit
-        text = f"{unit} {min(number, self.data.rounds)} of {self.data.rounds}"
-        if self.game == "vigo" and not self.settings.house_vigo:  # laps only as titles pass
-            seats = len(self.seats)
-            laps = -(-self.data.rounds // seats)
-            text += f", lap {(min(number, self.data.rounds) - 1) // seats + 1} of {laps}"
-        return text
+        return where_text(self.game, number, self.data.rounds, len(self.seats), self.laps)
+
+    @property
+    def laps(self) -> bool:
+        return self.game == "vigo" and not self.settings.house_vigo
+
+    def listing(self) -> Listing:
+        """What the saves list shows, from the record alone (the same before a save and
+        after a load; `check` holds a file to it)."""
+        d = self.data
+        return Listing(
+            name=d.name,
+            game=d.game,
+            roster=d.roster,
+            rounds=d.rounds,
+            played=self.played,
+            over=self.over,
+            laps=self.laps,
+            banks=self._recorded_banks(),
+        )
 
     # --- the live table --------------------------------------------------------------------
 
@@ -393,9 +430,7 @@ class Campaign:
 
     def summary(self) -> str:
         """The standings in one line, best bank first."""
-        rows = sorted(self.standings(), key=lambda s: (-s.bank, s.seat))
-        text = ", ".join(f"{s.name} {s.bank}" for s in rows)
-        return text + ("  (finished)" if self.over else "")
+        return summary_text([seat.name for seat in self.seats], self.banks, self.over)
 
     def _changed(self) -> None:
         self.data.updated = now()

@@ -32,6 +32,7 @@ from cantina.campaign.errors import (
     NotFound,
     os_reason,
 )
+from cantina.campaign.listing import Listed, read_listing
 from cantina.campaign.series import MAX_CAMPAIGN_NAME, Campaign, campaign_name
 from cantina.files import write_atomic  # the autosave test swaps it here for a full disk
 from cantina.text import clean_text
@@ -100,6 +101,8 @@ class CampaignLock:
 
 
 def encode(campaign: Campaign) -> bytes:
+    """The save's bytes, its listing first (brought up to date: what the list shows)."""
+    campaign.data.listing = campaign.listing()
     return msgspec.json.format(msgspec.json.encode(campaign.data), indent=1) + b"\n"
 
 
@@ -146,7 +149,8 @@ class Entry:
     """One file in the save folder: a campaign, or why it could not be read."""
 
     path: Path
-    campaign: Campaign | None
+    campaign: Listed | None
+    """What the list shows of it (read from its listing, not its whole history)."""
     problem: Damaged | None
     modified: float
 
@@ -178,15 +182,23 @@ class Store:
         self.folder = Path(folder)
 
     def entries(self) -> list[Entry]:
-        """Every save, newest first; damaged ones carry their reason and are left as found."""
+        """Every save, newest first; damaged ones carry their reason and are left as found.
+
+        Each save is listed from its listing, the first few hundred bytes of its file, so
+        a folder of long campaigns lists at once; it is checked whole when it is opened.
+        A file without one (an older format, or damaged) is loaded whole here."""
         found = []
         for path in self._files():
             try:
                 modified = path.stat().st_mtime
             except OSError:
                 continue
+            listing = read_listing(path)
+            if listing is not None:
+                found.append(Entry(path, Listed(listing), None, modified))
+                continue
             try:
-                found.append(Entry(path, load(path), None, modified))
+                found.append(Entry(path, Listed(load(path).listing()), None, modified))
             except Damaged as problem:
                 found.append(Entry(path, None, problem, modified))
         found.sort(key=lambda e: e.modified, reverse=True)
@@ -235,8 +247,9 @@ class Store:
         for path in self._files():
             if but is not None and path.name == but.name:
                 continue
+            listing = read_listing(path)
             try:
-                name = name_in(read(path))
+                name = listing.name if listing is not None else name_in(read(path))
             except Damaged:
                 continue
             if name:
@@ -272,6 +285,10 @@ class Store:
         campaign = load(source)
         was = campaign.name
         return Imported(self.create(campaign), campaign.name, was)
+
+    def load(self, path: Path) -> Campaign:
+        """A save's whole campaign, checked (Damaged when it cannot be played)."""
+        return load(path)
 
     def open(self, path: Path) -> OpenCampaign:
         """Lock a save and load it for play (InUse, or Damaged, when that cannot be)."""
