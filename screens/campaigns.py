@@ -14,7 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from cantina.campaign.errors import CampaignError
+from cantina.campaign.errors import CampaignError, explain
 from cantina.campaign.store import Entry
 from cantina.games import GAMES
 from screens.dialogs import AskScreen, ConfirmScreen
@@ -233,7 +233,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
         try:
             made = change()
         except (CampaignError, OSError) as err:
-            self.notify(str(err), title="Not done", severity="error")
+            self.notify(explain(err), title="Not done", severity="error")
         else:
             keep = made if isinstance(made, Path) else keep
         self.reload(keep)

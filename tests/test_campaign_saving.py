@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cantina.campaign.errors import CampaignError, Damaged, InUse
+from cantina.campaign.errors import CampaignError, Damaged, InUse, explain
 from cantina.campaign.store import NESTED, UNEXPECTED, Store, load
 from cantina.files import write_atomic
 
@@ -89,7 +89,7 @@ def test_a_read_only_folder_is_said_in_one_sentence(tmp_path: Path, monkeypatch)
         store.open(path)
     said = str(caught.value)
     assert said == (
-        "the campaign 'vigo 3' cannot be played here: its folder is read-only, "
+        "the campaign 'vigo 3' cannot be played here: the folder is read-only, "
         "so its moves could not be saved"
     )
     assert "Errno" not in said and ".lock" not in said
@@ -113,3 +113,20 @@ def test_a_deeply_nested_file_is_refused_as_damaged_in_one_sentence(tmp_path: Pa
         load(deep)
     assert str(caught.value) == f"deep.json: {NESTED}"
     assert UNEXPECTED not in str(caught.value) and "RecursionError" not in str(caught.value)
+
+
+def test_what_the_system_refused_is_said_plainly() -> None:
+    said = [
+        explain(OSError(errno.EROFS, "Read-only file system", "/x/.duo.json.12.tmp")),
+        explain(OSError(errno.ENOSPC, "No space left on device")),
+        explain(OSError(errno.EACCES, "Permission denied", "/x")),
+        explain(OSError(errno.ELOOP, "Too many levels of symbolic links", "/x")),
+        explain(InUse("the campaign 'Duo' is open in another cantina")),
+    ]
+    assert said == [
+        "the folder is read-only",
+        "the disk is full",
+        "this user may not write in that folder",
+        "too many levels of symbolic links",
+        "the campaign 'Duo' is open in another cantina",
+    ]

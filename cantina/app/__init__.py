@@ -25,7 +25,7 @@ from textual.screen import Screen
 
 from cantina import preferences as prefs
 from cantina.app.themes import THEMES
-from cantina.campaign.errors import CampaignError, os_reason
+from cantina.campaign.errors import CampaignError, explain, os_reason
 from cantina.games import GAMES
 from cantina.pace import TUMBLE_SECONDS, Pace
 from screens.menu import MenuScreen
@@ -161,7 +161,7 @@ class CantinaApp(OneLineCrash, App[None]):
         try:
             opened = self.campaigns().open(path)
         except (CampaignError, OSError) as err:
-            self.notify(str(err), title="Cannot open the campaign", severity="error")
+            self.notify(explain(err), title="Cannot open the campaign", severity="error")
             return False
         self.sit_down(opened)
         return True

@@ -8,12 +8,13 @@ import errno
 from cantina.text import clean_text, plain_reason
 
 _OS_REASONS = {
-    errno.EROFS: "its folder is read-only",
+    errno.EROFS: "the folder is read-only",
     errno.ENOSPC: "the disk is full",
     errno.EDQUOT: "the disk quota is used up",
-    errno.EACCES: "this user may not write in its folder",
-    errno.EPERM: "this user may not write in its folder",
-    errno.ENOENT: "its folder is gone",
+    errno.EACCES: "this user may not write in that folder",
+    errno.EPERM: "this user may not write in that folder",
+    errno.ENOENT: "the folder is not there",
+    errno.ENOTDIR: "the folder is not there",
     errno.EIO: "the disk reported an error",
 }
 
@@ -24,6 +25,14 @@ def os_reason(err: OSError) -> str:
     if err.errno in _OS_REASONS:
         return _OS_REASONS[err.errno]
     return clean_text(err.strerror or type(err).__name__).lower() or "the system refused"
+
+
+def explain(err: Exception) -> str:
+    """What a caller shows of a campaign that could not be opened or changed: its own
+    words, or for a file the system refused, the plain reason (never `[Errno 30] …`)."""
+    if isinstance(err, OSError):
+        return os_reason(err)
+    return str(err)
 
 
 class CampaignError(Exception):
