@@ -236,3 +236,23 @@ def test_a_format_2_save_with_a_new_seed_is_refused(tmp_path: Path) -> None:
         doc["table"] = None
 
     _refused(path, reseed, "$.finished[0].start.seed", "edited")
+
+
+@pytest.mark.parametrize("game", ["vigo", "valdes", "victim"])
+def test_a_setting_deleted_or_changed_is_refused(tmp_path: Path, game: str) -> None:
+    """Read with its default, a deleted setting would change the game: the round seeds
+    bind the settings as the file holds them."""
+    path = _mid_round(tmp_path, game, finished=1)
+    doc = json.loads(path.read_bytes())
+    key = [k for k in doc["settings"] if k != "seats"][-1]
+    _refused(path, lambda doc: doc["settings"].pop(key), "$.finished[0].start.seed", "edited")
+    if isinstance(doc["settings"][key], bool):
+        changed: object = not doc["settings"][key]
+    else:
+        changed = doc["settings"][key] + 1
+    _refused(
+        path,
+        lambda doc: doc["settings"].update({key: changed}),
+        "$.finished[0].start.seed",
+        "edited",
+    )

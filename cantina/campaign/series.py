@@ -68,16 +68,19 @@ def legacy_round_seed(seed: int, number: int) -> int:
     return random.Random(f"cantina:{seed}:{number}").getrandbits(63)
 
 
-def constitution(data: CampaignFile, settings: Any) -> bytes:
+def constitution(data: CampaignFile) -> bytes:
     """What a campaign is, besides its name: the game, who plays (the AI seats'
     temperaments, or a person), the settings, how many rounds, the stake and the starting
     bank. Every round's seed is derived from it, so a change to any of it (an AI seat made
-    a person's, a setting, the banks before the first round) deals other dice."""
+    a person's, a setting, the banks before the first round) deals other dice.
+
+    The settings count as the file holds them (whitespace aside), not as read with their
+    defaults: a setting a later cantina adds leaves every earlier campaign's seeds be."""
     return msgspec.json.encode(
         [
             data.game,
             [seat.temperament for seat in data.roster],
-            settings,
+            msgspec.json.decode(bytes(data.settings)),
             data.rounds,
             data.match_stake,
             data.starting_bank,
@@ -155,7 +158,7 @@ class Campaign:
         """The roster as it is shown: names cleaned, since a file can hold anything."""
         self.on_change = on_change
         """Called after every change of the record: the store's autosave."""
-        self.constitution = constitution(data, self.settings)
+        self.constitution = constitution(data)
         self.decisions = sum(len(decode_moves(data.game, r.moves)) for r in data.finished) + (
             len(decode_moves(data.game, data.table.moves)) if data.table is not None else 0
         )
