@@ -159,9 +159,7 @@ class Campaign:
         self.on_change = on_change
         """Called after every change of the record: the store's autosave."""
         self.constitution = constitution(data)
-        self.decisions = sum(len(decode_moves(data.game, r.moves)) for r in data.finished) + (
-            len(decode_moves(data.game, data.table.moves)) if data.table is not None else 0
-        )
+        self.decisions = _decisions(data)
         """How many decisions the record holds (what an unsaved change would lose)."""
 
     # --- making one ----------------------------------------------------------------------
@@ -523,6 +521,15 @@ class Campaign:
                 )
             )
         return rows
+
+
+def _decisions(data: CampaignFile) -> int:
+    """How many moves a record holds (0 for moves that cannot be read: `check` says why)."""
+    rounds = [r.moves for r in data.finished] + ([data.table.moves] if data.table else [])
+    try:
+        return sum(len(msgspec.json.decode(bytes(moves), type=list)) for moves in rounds)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        return 0
 
 
 def _at(values: Sequence[float], seat: int) -> float:
