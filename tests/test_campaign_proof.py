@@ -206,6 +206,18 @@ def test_other_edits_of_the_record_are_refused(tmp_path: Path) -> None:
     _refused(path, lambda doc: doc.update(notes="hi"), "$", "has a field it should not")
     _refused(
         path,
+        lambda doc: doc["finished"][0]["moves"][0].update(action={"type": "Nope"}),
+        "$.finished[0].moves[0].action.type",
+        "is none of the values allowed",
+    )
+    _refused(
+        path,
+        lambda doc: doc["finished"][0]["moves"][0]["action"].update(extra=1),
+        "$.finished[0].moves",
+        "hold a field no move has",
+    )
+    _refused(
+        path,
         lambda doc: doc["finished"][0]["start"].update(extra=1),
         "$.finished[0].start",
         "has a field it should not",
