@@ -293,7 +293,9 @@ class Store:
     def open(self, path: Path) -> OpenCampaign:
         """Lock a save and load it for play (InUse, or Damaged, when that cannot be)."""
         lock = CampaignLock(path)
-        lock.acquire(campaign_name(name_in(read(path)) or path.stem))
+        listing = read_listing(path)  # the name, for a message: not the whole file
+        name = listing.name if listing is not None else name_in(read(path))
+        lock.acquire(campaign_name(name or path.stem))
         try:
             campaign = load(path)
         except BaseException:
