@@ -13,20 +13,20 @@ def write_atomic(path: Path, data: bytes, *, replace: bool = True) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         if replace:
             os.replace(tmp, path)
         else:
             os.link(tmp, path)  # fails if the name is taken: never clobbers
             os.unlink(tmp)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)  # a write cut short (a full disk) leaves nothing
         raise
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:

@@ -71,6 +71,7 @@ _PLAIN: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         lambda m: f"has a field it should not: {m[1]!r}",
     ),
     (re.compile(r"Invalid enum value"), lambda m: "is none of the values allowed:"),
+    (re.compile(r"^Invalid value "), lambda m: "is none of the values allowed: "),
 ]
 
 

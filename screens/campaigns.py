@@ -14,7 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from cantina.campaign.errors import CampaignError
+from cantina.campaign.errors import CampaignError, explain
 from cantina.campaign.store import Entry
 from cantina.games import GAMES
 from screens.dialogs import AskScreen, ConfirmScreen
@@ -147,8 +147,15 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
     def action_standings(self) -> None:
         entry = self.usable()
-        if entry is not None and entry.campaign is not None:
-            self.app.push_screen(StandingsScreen(entry.campaign))
+        if entry is None or entry.campaign is None:
+            return
+        try:  # the list read only its listing: the standings need the whole campaign
+            campaign = self.store.load(entry.path)
+        except CampaignError as err:
+            self.notify(str(err), title="This save is damaged", severity="warning")
+            self.reload()
+            return
+        self.app.push_screen(StandingsScreen(campaign))
 
     def action_rename(self) -> None:
         entry = self.usable()
@@ -174,7 +181,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Delete the campaign {entry.campaign.name!r} ({entry.path.name})? "
+                f"Delete the campaign {entry.campaign.name!r} ({entry.file})? "
                 "Its save cannot be brought back."
             ),
             delete,
@@ -191,12 +198,12 @@ class CampaignsScreen(UsesApp, Screen[None]):
                 self.guarded(
                     lambda: self.notify(
                         f"Exported to {self.store.export(entry.path, destination)}",
-                        title=entry.path.name,
+                        title=entry.file,
                     )
                 )
 
         self.app.push_screen(
-            AskScreen(f"Export {entry.path.name} to (a folder or a new file):", str(Path.cwd())),
+            AskScreen(f"Export {entry.file} to (a folder or a new file):", str(Path.cwd())),
             export,
         )
 
@@ -226,7 +233,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
         try:
             made = change()
         except (CampaignError, OSError) as err:
-            self.notify(str(err), title="Not done", severity="error")
+            self.notify(explain(err), title="Not done", severity="error")
         else:
             keep = made if isinstance(made, Path) else keep
         self.reload(keep)
@@ -239,7 +246,7 @@ def _option(entry: Entry) -> Option:
         return Option(
             Content.assemble(
                 ("DAMAGED ", "bold reverse"),
-                f" {entry.path.name}  {when}\n   ",
+                f" {entry.file}  {when}\n   ",
                 entry.problem.reason if entry.problem else "",
                 f" ({entry.problem.field})" if entry.problem and entry.problem.field else "",
             )

@@ -126,6 +126,48 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(answer)
 
 
+STAY, EXPORT, LEAVE = "stay", "export", "leave"
+
+
+class UnsavedScreen(ModalScreen[str]):
+    """Before leaving a campaign whose last decisions could not be saved: what would be
+    lost, and the choice to stay, export it elsewhere (where files may be), or leave."""
+
+    CSS_PATH = stylesheets("campaigns.tcss")
+
+    BINDINGS = [
+        Binding("s,escape", f"answer({STAY!r})", "Stay", id="unsaved.stay"),
+        Binding("e", f"answer({EXPORT!r})", "Export", id="unsaved.export"),
+        Binding("l", f"answer({LEAVE!r})", "Leave anyway", id="unsaved.leave"),
+    ]
+
+    def __init__(self, message: str, *, export: bool) -> None:
+        super().__init__()
+        self.message = message
+        self.export = export
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content(self.message))
+            yield Button(Content("Stay  [s]"), id=STAY)
+            if self.export:
+                yield Button(Content("Export it elsewhere  [e]"), id=EXPORT)
+            yield Button(Content("Leave anyway  [l]"), id=LEAVE, variant="error")
+        yield CantinaFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(f"#{STAY}", Button).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.export or parameters != (EXPORT,)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id or STAY)
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer)
+
+
 class AskScreen(ModalScreen[str | None]):
     """One line of text (a new name, a place to export to); None when cancelled."""
 

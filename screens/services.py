@@ -8,6 +8,7 @@ must reach the app (open a campaign, sit at a table, read the pace) goes through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -46,6 +47,10 @@ class AppServices(Protocol):
     def sit_down(self, campaign: OpenCampaign) -> None: ...
 
     def back_at(self, screen: Screen) -> None: ...
+
+    def leave_campaign(self, saved: Callable[[], None], anyway: Callable[[], None]) -> None:
+        """Before leaving the campaign in play: `saved` when all of it is saved (a failed
+        save tried again), else ask, and `anyway` if the player leaves all the same."""
 
     def open_table(
         self, table: TableSetup | LiveTable, *, instead_of: Screen | None = None

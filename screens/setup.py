@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Input, OptionList, Select, Static
 
 from cantina.ai.temperament import temperaments
-from cantina.campaign.errors import CampaignError
+from cantina.campaign.errors import CampaignError, explain
 from cantina.campaign.series import Campaign, rounds_for
 from cantina.games import GAMES, Setting
 from cantina.seating import Seat, TableSetup, clean_name, numbered
@@ -294,7 +294,7 @@ class SetupScreen(UsesApp, Screen[None]):
             store = self.cantina.campaigns()
             opened = store.open(store.create(campaign))
         except (ValueError, OSError, CampaignError) as err:
-            self.notify(str(err), title="Cannot start the campaign", severity="warning")
+            self.notify(explain(err), title="Cannot start the campaign", severity="warning")
             return
         self.app.pop_screen()
         self.cantina.sit_down(opened)

@@ -13,6 +13,7 @@ from textual.widgets import Button, DataTable, Static
 
 from cantina.campaign.series import Campaign
 from cantina.games import GAMES
+from cantina.text import clean_text
 from screens.dialogs import AskScreen
 from screens.footer import CantinaFooter
 from screens.services import UsesApp
@@ -68,7 +69,7 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
         c = self.campaign
         if not c.over:
             return f"{c.name}: {c.where()}"
-        ended = f" ({c.data.ended})" if c.data.ended else ""
+        ended = f" ({clean_text(c.data.ended)})" if c.data.ended else ""
         info = GAMES[c.game]
         unit = info.unit if c.played == 1 else info.units
         return f"{c.name}: finished after {c.played} {unit}{ended}"

@@ -464,7 +464,7 @@ class TableScreen(UsesApp, Screen[None]):
 
     def seed_line(self) -> str:
         """The seed this game's dice came from, so a good game can be played again."""
-        seed = self.setup.seed
+        seed = self.table.setup.seed  # a campaign's next round has a seed of its own
         if self.table.campaign or self.dealer.replay is not None:  # a campaign's round
             return f"Seed {seed} (this {self.unit}'s own, from the campaign's seed)."
         if self.table.number == 1:
@@ -516,7 +516,7 @@ class TableScreen(UsesApp, Screen[None]):
         if choice == AGAIN:
             self.play_on(number)
         elif choice == BACK:
-            self.dismiss()
+            self.leave(ask=False)
         elif choice == LOG and number == self.number:
             self.show_history(then=self.show_result)
 
@@ -627,8 +627,23 @@ class TableScreen(UsesApp, Screen[None]):
         self.query_one("#chat", ChatPanel).show_history()
 
     def action_leave(self) -> None:
+        self.leave(ask=True)
+
+    def leave(self, *, ask: bool) -> None:
         """Leave the table; when a game is under way and leaving it loses or changes
-        something, ask first, saying what."""
+        something, ask first (if `ask`), saying what. A campaign whose last save failed
+        tries again first, and says what leaving would lose if it still cannot."""
+        if self.table.campaign and self.place.player:
+            self.cantina.leave_campaign(self._ask_leave if ask else self._go, self._go)
+        elif ask:
+            self._ask_leave()
+        else:
+            self._go()
+
+    def _go(self) -> None:
+        self.dismiss()
+
+    def _ask_leave(self) -> None:
         question = self.leaving_question()
         if question is None:
             self.dismiss()

@@ -2,6 +2,8 @@
 
     python tests/campaign_driver.py create DIR GAME SEED ROUNDS   prints the save's path
     python tests/campaign_driver.py play FILE N                   N decisions (-1: to the end)
+    python tests/campaign_driver.py stop FILE N                   N decisions, then wait to be
+                                                                  killed (lock held, no close)
 
 `play` opens the save (locked, autosaving after each decision, as the app does), lets
 every seat's AI choose, and after each decision prints one line: the number of decisions
@@ -12,14 +14,17 @@ campaign code the app uses, driven without a screen.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from cantina.campaign.series import Campaign, decode_moves
 from cantina.campaign.store import Store
 from cantina.games import GAMES
+from cantina.live import LiveTable
 from cantina.seating import seats_from_text
 
 SEATS = {
@@ -48,16 +53,22 @@ def decisions(campaign: Campaign) -> int:
 
 def drive(campaign: Campaign, n: int, out: Callable[[int, bytes], None]) -> None:
     """Play up to `n` decisions (all, if negative), reporting each with its events; a new
-    round's opening events go with its first decision."""
+    round's opening events go with its first decision. As the app does, one table plays
+    the whole campaign, each round after the first begun by its "Play on" (next_game)."""
     made = 0
+    table: LiveTable | None = None
     while n < 0 or made < n:
-        fresh = campaign.data.table is None
+        opening: list[Any] = []
         try:
-            table = campaign.table()
+            if table is None:
+                table = campaign.table()
+                opening = [] if table.moves else list(table.game.opening_events)
+            elif table.game.pending is None:
+                opening = table.next_game()
         except ValueError:
             return  # the campaign is over
-        opening = list(table.game.opening_events) if fresh else []
         decision = table.game.pending
+        assert decision is not None
         events = table.submit(decision.seat, table.ai_move())
         made += 1
         out(decisions(campaign), msgspec.json.encode(opening + events))
@@ -78,6 +89,9 @@ def main(argv: list[str]) -> int:
             sys.stdout.flush()
 
         drive(session.campaign, n, out)
+        if argv[0] == "stop":
+            print("stopped", flush=True)
+            time.sleep(600)  # the test kills it here
     return 0
 
 

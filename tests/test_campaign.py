@@ -189,7 +189,7 @@ def test_saves_are_readable_json_with_a_format(tmp_path: Path) -> None:
     with store.open(path) as session:
         drive(session.campaign, 4, lambda *_: None)
     data = json.loads(path.read_text())
-    assert data["format"] == 2 and data["game"] == "valdes"
+    assert data["format"] == 3 and data["game"] == "valdes"
     assert [seat["name"] for seat in data["roster"]] == ["Expert", "Reckless", "Rookie"]
     assert data["table"]["state"]["dice"]["internal"], "the random source is saved"
     assert len(data["table"]["moves"]) == 4
@@ -335,7 +335,7 @@ def test_find_refuses_an_ambiguous_name_and_lists_the_candidates(tmp_path: Path)
     first = store.create(named("Alpha"))
     second = store.create(named("Beta"))
     raw = json.loads(second.read_text())
-    raw["name"] = "alpha"  # as an older cantina let it be
+    raw["name"] = raw["listing"]["name"] = "alpha"  # as an older cantina let it be
     second.write_text(json.dumps(raw))
     os.utime(first, (1_000_000, 1_000_000))  # listed after the other, newest first
     with pytest.raises(Ambiguous) as found:
@@ -376,7 +376,7 @@ def test_import_migrates_an_older_save(tmp_path: Path) -> None:
     fixture = Path(__file__).parent / "fixtures" / "campaign-format-1.json"
     imported = Store(tmp_path).import_file(fixture)
     assert imported.name == "Old friends" and imported.path.name == "old-friends.json"
-    assert json.loads(imported.path.read_text())["format"] == 2
+    assert json.loads(imported.path.read_text())["format"] == 3
     assert load(imported.path).played == 1
 
 

@@ -18,6 +18,7 @@ from textual.geometry import Region
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 
 from cantina.app import CantinaApp
+from cantina.campaign import store as store_module
 from cantina.campaign.series import Campaign
 from cantina.campaign.store import InUse, Store, load
 from cantina.games.valdes import ValDesSettings
@@ -25,7 +26,7 @@ from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.seating import seats_from_text
 from screens.campaigns import CampaignsScreen
-from screens.dialogs import AskScreen, ConfirmScreen
+from screens.dialogs import AskScreen, ConfirmScreen, UnsavedScreen
 from screens.menu import MenuScreen
 from screens.result import ResultScreen
 from screens.setup import SetupScreen
@@ -125,9 +126,7 @@ async def test_new_campaign_from_the_menu_is_saved_locked_and_autosaved(tmp_path
 
         saves = app.campaign_session.saves
         await decide(pilot, app, 1)
-        after = load(path)
-        recorded = after.data.table.moves if after.data.table else after.data.finished[0].moves
-        assert bytes(recorded) != b"[]", "the decision was saved"
+        assert load(path).decisions >= 1, "the decision was saved"
         assert app.campaign_session.saves > saves
 
         await leave(pilot, app)
@@ -553,3 +552,99 @@ def test_snapshot_saves_list_after_an_import(snap_compare, tmp_path, monkeypatch
         await pilot.pause()
 
     assert snap_compare(app_for(folder), terminal_size=SIZE, run_before=run_before)
+
+
+class Disk:
+    """The save folder's disk, full or not: every file written there while full fails
+    (elsewhere, another disk, is fine)."""
+
+    def __init__(self, monkeypatch, folder: Path) -> None:
+        self.full = False
+        real = store_module.write_atomic
+
+        def write(path: Path, *args, **kwargs):
+            if self.full and path.parent == folder:
+                raise OSError(28, "No space left on device")
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr("cantina.campaign.store.write_atomic", write)
+
+
+def decisions_in(path: Path) -> int:
+    campaign = load(path)
+    return campaign.decisions
+
+
+async def test_leaving_tries_a_failed_autosave_again_and_loses_nothing(tmp_path, monkeypatch):
+    folder = tmp_path / "saves"
+    path = saved(folder, "Full Disk", "vigo", "you,Expert,Bold", VigoSettings(seats=3), 12)
+    disk = Disk(monkeypatch, folder)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "enter")
+        disk.full = True
+        await decide(pilot, app, 2, then_wait=True)
+        made = app.campaign_session.campaign.decisions
+        assert made >= 2 and decisions_in(path) < made
+        disk.full = False  # room again: leaving saves it all, and asks nothing new
+        await leave(pilot, app)
+        assert not isinstance(app.screen, UnsavedScreen)
+        assert decisions_in(path) == made
+
+
+async def test_leaving_when_the_save_still_fails_says_what_is_lost(tmp_path, monkeypatch):
+    """Stay, export elsewhere (with every decision), or leave anyway: never a silent loss."""
+    folder = tmp_path / "saves"
+    path = saved(folder, "Full Disk", "vigo", "you,Expert,Bold", VigoSettings(seats=3), 12)
+    disk = Disk(monkeypatch, folder)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "enter")
+        before = decisions_in(path)
+        disk.full = True
+        await decide(pilot, app, 2, then_wait=True)
+        lost = app.campaign_session.campaign.decisions - before
+        assert lost >= 2
+        await keys(pilot, "escape")
+        dialog = app.screen
+        assert isinstance(dialog, UnsavedScreen)
+        assert dialog.message == (
+            "The campaign 'Full Disk' could not be saved: the disk is full. "
+            f"Leaving now loses the last {lost} decisions since its last save."
+        )
+        await keys(pilot, "s")
+        assert isinstance(app.screen, TableScreen), "stay: back at the table"
+
+        await keys(pilot, "ctrl+q")  # quitting asks the same
+        assert isinstance(app.screen, UnsavedScreen)
+        await keys(pilot, "s")
+        assert isinstance(app.screen, TableScreen)
+
+        await keys(pilot, "escape", "e")
+        assert isinstance(app.screen, AskScreen)
+        rescue = tmp_path / "rescue.json"
+        app.screen.query_one(Input).value = str(rescue)
+        await keys(pilot, "enter")
+        assert not isinstance(app.screen, TableScreen | UnsavedScreen | AskScreen)
+        assert decisions_in(rescue) == before + lost
+        assert decisions_in(path) == before, "the save itself was never written"
+        assert [p for p in folder.iterdir() if p.suffix == ".tmp"] == []
+
+
+async def test_leaving_anyway_loses_only_what_was_said(tmp_path, monkeypatch):
+    folder = tmp_path / "saves"
+    path = saved(folder, "Full Disk", "valdes", "you,Expert", ValDesSettings(seats=2), 3)
+    disk = Disk(monkeypatch, folder)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "enter")
+        await decide(pilot, app, 1, then_wait=True)
+        kept = decisions_in(path)
+        disk.full = True
+        await decide(pilot, app, 1, then_wait=True)
+        await keys(pilot, "escape")
+        assert isinstance(app.screen, UnsavedScreen)
+        await keys(pilot, "l")
+        assert not isinstance(app.screen, TableScreen | UnsavedScreen)
+        assert app.campaign_session is None
+    assert decisions_in(path) == kept

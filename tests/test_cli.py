@@ -338,7 +338,7 @@ def hostile_paths(tmp_path_factory):
         )
         path = store.create(campaign)
         raw = json.loads(path.read_text())
-        raw["name"] = "Alpha"  # the second was numbered: made as two the same, as before
+        raw["name"] = raw["listing"]["name"] = "Alpha"  # made as two the same, as before
         path.write_text(json.dumps(raw))
     (saves / "broken.json").write_text('{"format": 2, "name": "Broken", "banks": "lots"}')
     (tmp / "a-file").write_text("hello\n")

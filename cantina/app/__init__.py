@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +25,7 @@ from textual.screen import Screen
 
 from cantina import preferences as prefs
 from cantina.app.themes import THEMES
-from cantina.campaign.errors import CampaignError
+from cantina.campaign.errors import CampaignError, explain, os_reason
 from cantina.games import GAMES
 from cantina.pace import TUMBLE_SECONDS, Pace
 from screens.menu import MenuScreen
@@ -161,7 +161,7 @@ class CantinaApp(OneLineCrash, App[None]):
         try:
             opened = self.campaigns().open(path)
         except (CampaignError, OSError) as err:
-            self.notify(str(err), title="Cannot open the campaign", severity="error")
+            self.notify(explain(err), title="Cannot open the campaign", severity="error")
             return False
         self.sit_down(opened)
         return True
@@ -172,8 +172,8 @@ class CantinaApp(OneLineCrash, App[None]):
 
         self.campaign_session = campaign
         campaign.on_error = lambda err: self.notify(
-            f"Could not save {campaign.path.name}: {err}. Play goes on; the next decision "
-            "tries again.",
+            f"Could not save {campaign.campaign.name!r}: {os_reason(err)}. Play goes on; the "
+            "next decision tries again, and so does leaving.",
             title="Autosave failed",
             severity="error",
         )
@@ -232,9 +232,80 @@ class CantinaApp(OneLineCrash, App[None]):
         if not is_exiting(self):
             super().action_command_palette()
 
+    def leave_campaign(self, saved: Callable[[], None], anyway: Callable[[], None]) -> None:
+        """Before leaving the campaign in play (its table, or the cantina): a save that
+        failed is tried again; `saved` goes on when all is saved. When it still fails, a
+        dialog says what leaving would lose and offers to stay, to export the campaign
+        elsewhere, or to leave `anyway`."""
+        session = self.campaign_session
+        if session is None or session.settle():
+            saved()
+            return
+        from screens.dialogs import UnsavedScreen
+
+        lost = session.unsaved
+        what = (
+            f"the last {lost} decisions"
+            if lost > 1
+            else "the last decision"
+            if lost
+            else "nothing decided"
+        )
+        message = (
+            f"The campaign {session.campaign.name!r} could not be saved: "
+            f"{os_reason(session.failure) if session.failure else 'the save failed'}. "
+            f"Leaving now loses {what} since its last save."
+        )
+        self.push_screen(
+            UnsavedScreen(message, export=self.files_on_host),
+            lambda answer: self._unsaved_answer(answer, saved, anyway),
+        )
+
+    def _unsaved_answer(
+        self, answer: str | None, saved: Callable[[], None], anyway: Callable[[], None]
+    ) -> None:
+        from screens.dialogs import EXPORT, LEAVE, AskScreen
+
+        session = self.campaign_session
+        if answer == LEAVE or session is None:
+            anyway()
+            return
+        if answer != EXPORT:
+            return  # stay: the next decision tries to save again
+
+        def export(where: str | None) -> None:
+            if not where:
+                self.leave_campaign(saved, anyway)  # asked again: nothing is left unsaid
+                return
+            try:
+                made = session.export(Path(where).expanduser())
+            except CampaignError as err:
+                self.notify(str(err), title="Not exported", severity="error")
+            except OSError as err:
+                self.notify(
+                    f"Not exported: {os_reason(err)}.", title="Not exported", severity="error"
+                )
+            else:
+                self.notify(f"Every decision is in {made}", title="Exported")
+                anyway()
+                return
+            self.leave_campaign(saved, anyway)
+
+        self.push_screen(
+            AskScreen(
+                "Export the campaign, with every decision, to (a folder or a new file):",
+                str(Path.cwd()),
+            ),
+            export,
+        )
+
     async def action_quit(self) -> None:
         """Quit; when a game is under way at a table here, ask first, saying what
-        quitting does to it (lost, saved, or a seat that waits)."""
+        quitting does to it (lost, saved, or a seat that waits); when the campaign in play
+        could not be saved, say what would be lost."""
+        self.leave_campaign(self._ask_quit, self.exit)
+
+    def _ask_quit(self) -> None:
         asked = [t.leaving_question() for t in self.tables_open if not t.gone]
         question = next((q for q in asked if q), None)
         if question is None:
@@ -257,8 +328,10 @@ class CantinaApp(OneLineCrash, App[None]):
             self.close_campaign()
 
     def close_campaign(self) -> None:
-        """Release the campaign being played (every decision is already saved)."""
+        """Release the campaign being played (every decision is saved already, unless its
+        last save failed: that is tried once more)."""
         if self.campaign_session is not None:
+            self.campaign_session.settle()
             self.campaign_session.close()
             self.campaign_session = None
 

@@ -1,9 +1,12 @@
 """Reading a campaign file: the schema first (msgspec), then what only the rules can say.
 
-msgspec refuses anything of the wrong shape, naming the field (`$.roster[1].name`). What
-is well formed but impossible (a table state no game reaches, moves that are not legal,
-banks that do not follow from the rounds played) is found by replaying the record through
-the rules core, so every check is the rules' own rather than a second copy of them.
+msgspec refuses anything of the wrong shape or with a field it does not know, naming the
+field (`$.roster[1].name`). What is well formed but not what play makes (a table state no
+game reaches, moves that are not legal, banks, winners or luck that do not follow from the
+rounds played, a round dealt other dice than its seed) is found by playing the campaign
+again from its seed, roster, settings and moves through the rules core, so every check
+is the rules' own rather than a second copy of them. A save proves itself this way; it
+cannot prove who wrote it (README: what this does not stop).
 """
 
 from __future__ import annotations
@@ -16,11 +19,10 @@ import msgspec
 from cantina.ai.temperament import temperament
 from cantina.campaign.errors import Damaged
 from cantina.campaign.migrate import MIGRATIONS
-from cantina.campaign.model import FORMAT, CampaignFile, Header
-from cantina.campaign.series import Campaign, decode_moves
+from cantina.campaign.model import FORMAT, CampaignFile, Header, Start
+from cantina.campaign.series import Campaign, decode_moves, encode_moves
 from cantina.games import GAMES
-from cantina.games.dice import Dice
-from cantina.games.table import CorruptState, play_moves
+from cantina.games.table import Move, play_moves
 
 _AT = re.compile(r" - at `(\$[^`]*)`$")
 
@@ -63,18 +65,43 @@ def read_campaign(raw: bytes, file: str) -> Campaign:
         raise Damaged(file, "", f"not a cantina save: {err}") from None
     except Damaged as err:
         raise Damaged(file, err.field, err.reason) from None
+    _check_settings(data, file)
     try:
         campaign = Campaign(data)
     except msgspec.ValidationError as err:
         raise Damaged(file, *_split(err, "$.settings")) from None
     except ValueError as err:
         raise Damaged(file, "$.settings", str(err)) from None
-    check(campaign, file)
+    check(campaign, file, dealt=header.format >= FORMAT)
+    if header.format >= FORMAT and data.listing != campaign.listing():
+        raise Damaged(file, "$.listing", "edited: differs from the campaign it lists")
+    if campaign.data.table is None:  # an older format's save between rounds
+        campaign.prepare_next()
     return campaign
 
 
-def check(campaign: Campaign, file: str) -> None:
-    """Everything the schema cannot say, checked by replaying the record."""
+def _check_settings(data: CampaignFile, file: str) -> None:
+    """Settings with a key the game does not have are refused, not read as the default
+    (a misspelt "stake_limt" would silently become the usual limit)."""
+    try:
+        given = msgspec.json.decode(bytes(data.settings))
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
+        raise Damaged(file, "$.settings", str(err)) from None
+    if not isinstance(given, dict):
+        raise Damaged(file, "$.settings", "should be an object")
+    known = set(GAMES[data.game].settings.__struct_fields__)
+    for key in given:
+        if key not in known:
+            raise Damaged(file, f"$.settings.{key}", "is not a setting of this game")
+
+
+def check(campaign: Campaign, file: str, *, dealt: bool = True) -> None:
+    """Everything the schema cannot say, checked by playing the campaign again from what
+    it is (seed, roster, settings) and its moves: every round must begin as the rounds
+    before it leave the campaign, with the seed derived for it, and end with the banks,
+    winners and luck its moves give; the round in progress must stand where its moves
+    lead. Anything else is an edit, and the file is refused (never changed). With `dealt`
+    (the current format) a campaign that is not over must have its next round dealt."""
     d = campaign.data
     seats = len(d.roster)
     wanted = getattr(campaign.settings, "seats", 3)
@@ -90,71 +117,107 @@ def check(campaign: Campaign, file: str) -> None:
         raise Damaged(file, "$.banks", f"{len(d.banks)} banks for {seats} seats")
     if len(d.finished) > d.rounds:
         raise Damaged(file, "$.finished", f"{len(d.finished)} played of {d.rounds}")
-    banks = None
+    if d.legacy_rounds > len(d.finished) + (d.table is not None):
+        raise Damaged(file, "$.legacy_rounds", "more than the rounds begun")
+    replay = Campaign(
+        msgspec.structs.replace(
+            d,
+            finished=[],
+            table=None,
+            ended=None,
+            banks=[d.starting_bank] * seats,
+        )
+    )
     for i, record in enumerate(d.finished):
         at = f"$.finished[{i}]"
-        _check_start(file, f"{at}.start", record.start, i + 1, seats, banks)
-        game = _replay(campaign, file, at, record.start, record.moves)
+        _check_start(replay, file, f"{at}.start", record.start)
+        game, moves = _replay(replay, file, at, record.start, record.moves)
         if game.pending is not None:
             raise Damaged(file, f"{at}.moves", "the round they play is not finished")
-        if len(record.banks) != seats:
-            raise Damaged(file, f"{at}.banks", f"{len(record.banks)} banks for {seats} seats")
-        if campaign.banks_after(record.start, game) != record.banks:
-            raise Damaged(file, f"{at}.banks", "do not follow from the moves played")
-        banks = record.banks
-    if banks is not None and banks != d.banks:
-        raise Damaged(file, "$.banks", "differ from the last finished round's")
-    if d.table is not None:
-        if len(d.finished) >= d.rounds:
-            raise Damaged(file, "$.table", "a round in progress after the last one")
-        _check_start(file, "$.table.start", d.table.start, len(d.finished) + 1, seats, d.banks)
-        game = _replay(campaign, file, "$.table", d.table.start, d.table.moves)
-        try:
-            saved = GAMES[d.game].game.from_json(bytes(d.table.state))
-        except CorruptState as err:
-            raise Damaged(file, *_split(err, "$.table.state")) from None
-        if d.table.ai_dice is not None:
-            try:
-                Dice.from_state(d.table.ai_dice)
-            except ValueError as err:
-                raise Damaged(file, "$.table.ai_dice", str(err)) from None
-        if saved.to_json() != game.to_json():
-            raise Damaged(
-                file, "$.table.state", "is not where $.table.start and $.table.moves lead"
-            )
-        if game.pending is None:
-            raise Damaged(file, "$.table.moves", "finish the round, yet it is not recorded")
-
-
-def _check_start(
-    file: str, at: str, start: Any, number: int, seats: int, banks: list[int] | None
-) -> None:
-    if start.number != number:
-        raise Damaged(file, f"{at}.number", f"is {start.number}, expected {number}")
-    if len(start.banks) != seats:
-        raise Damaged(file, f"{at}.banks", f"{len(start.banks)} banks for {seats} seats")
-    if banks is not None and start.banks != banks:
-        raise Damaged(file, f"{at}.banks", "differ from the banks the round before left")
-    for key in ("vigo", "scorekeeper", "previous_victim"):
-        seat = getattr(start, key)
-        if seat is not None and seat >= seats:
-            raise Damaged(file, f"{at}.{key}", f"seat {seat} of {seats}")
-
-
-def _replay(campaign: Campaign, file: str, at: str, start: Any, moves: Any) -> Any:
+        again = replay.summary_of(record.start, game, moves, record.finished)
+        for field in ("banks", "winners", "expected", "actual"):
+            if getattr(record, field) != getattr(again, field):
+                raise Damaged(
+                    file, f"{at}.{field}", f"edited: {field} differ from the replay of its moves"
+                )
+        replay.data.finished.append(record)
+        replay.data.banks = record.banks
+    if d.banks != replay.data.banks:
+        raise Damaged(file, "$.banks", "edited: banks differ from the replay of its rounds")
+    replay.prepare_next()
+    if d.ended != replay.data.ended:
+        raise Damaged(
+            file,
+            "$.ended",
+            "edited: the replay of its rounds ends it otherwise"
+            if replay.data.ended
+            else "edited: the replay of its rounds does not end it",
+        )
+    if d.table is None:
+        if dealt and replay.data.table is not None:
+            raise Damaged(file, "$.table", "edited: missing, yet the campaign is not over")
+        return
+    if replay.data.table is None:
+        raise Damaged(file, "$.table", "edited: a round in progress after the campaign ended")
+    _check_start(replay, file, "$.table.start", d.table.start)
+    game, _moves = _replay(replay, file, "$.table", d.table.start, d.table.moves)
     try:
-        game = campaign.start_game(start)
+        saved = msgspec.json.decode(bytes(d.table.state))
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
+        raise Damaged(file, "$.table.state", str(err)) from None
+    if msgspec.json.encode(saved) != msgspec.json.encode(msgspec.json.decode(game.to_json())):
+        raise Damaged(
+            file,
+            "$.table.state",
+            "edited: the table (its dice included) is not where the replay of its moves leads",
+        )
+    if game.pending is None:
+        raise Damaged(file, "$.table.moves", "finish the round, yet it is not recorded")
+
+
+def _check_start(replay: Campaign, file: str, at: str, start: Start) -> None:
+    """A round begins as the rounds before left the campaign: its number, banks, title,
+    Scorekeeper or last Victim, and the seed derived for it (a round begun under an older
+    format keeps the seed that format dealt: `legacy_rounds`)."""
+    try:
+        expected = replay.next_start()
+    except ValueError as err:
+        raise Damaged(file, at, f"edited: no round can begin here ({err})") from None
+    if start.number <= replay.data.legacy_rounds:
+        expected = msgspec.structs.replace(expected, seed=start.seed)
+    if start == expected:
+        return
+    for field in start.__struct_fields__:
+        if getattr(start, field) != getattr(expected, field):
+            raise Damaged(
+                file, f"{at}.{field}", "edited: differs from the replay of the rounds before"
+            )
+
+
+def _canonical(raw: msgspec.Raw | bytes) -> bytes:
+    """JSON as msgspec writes it, whitespace aside: `1` and `true` stay apart (as Python's
+    `==` would not keep them)."""
+    return msgspec.json.encode(msgspec.json.decode(bytes(raw)))
+
+
+def _replay(
+    replay: Campaign, file: str, at: str, start: Start, moves: Any
+) -> tuple[Any, list[Move]]:
+    try:
+        game = replay.start_game(start)
     except ValueError as err:
         raise Damaged(file, f"{at}.start", str(err)) from None
     try:
-        recorded = decode_moves(campaign.game, moves)
+        recorded = decode_moves(replay.game, moves)
     except msgspec.ValidationError as err:
         raise Damaged(file, *_split(err, f"{at}.moves")) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as err:
         raise Damaged(file, f"{at}.moves", str(err)) from None
+    if _canonical(moves) != _canonical(encode_moves(recorded)):
+        raise Damaged(file, f"{at}.moves", "hold a field no move has")
     for n, move in enumerate(recorded):
         try:
             play_moves(game, [move])
         except ValueError as err:
             raise Damaged(file, f"{at}.moves[{n}]", str(err)) from None
-    return game
+    return game, recorded

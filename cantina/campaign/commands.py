@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from cantina.campaign.errors import Ambiguous, CampaignError, Damaged, NotFound
+from cantina.campaign.errors import Ambiguous, CampaignError, Damaged, NotFound, os_reason
 from cantina.campaign.series import Campaign
 from cantina.campaign.store import Store, load
 from cantina.games import GAMES
@@ -26,7 +26,7 @@ def list_campaigns(folder: Path) -> int:
             print(f"  DAMAGED  {entry.problem}")
             continue
         c = entry.campaign
-        print(f"  {c.name:<24} {_title(c):<13} {c.where():<30} {when}")
+        print(f"  {c.name:<24} {GAMES[c.game].title:<13} {c.where():<30} {when}")
         print(f"  {'':<24} {c.summary()}")
     return 0
 
@@ -43,6 +43,8 @@ def import_campaign(folder: Path, source: Path) -> int:
         raise SystemExit(f"cantina: not imported, the save is damaged: {err}") from None
     except CampaignError as err:
         raise SystemExit(f"cantina: not imported: {err}") from None
+    except OSError as err:
+        raise SystemExit(f"cantina: not imported into {folder}: {os_reason(err)}") from None
     print(f"Imported {imported} into {folder}")
     return 0
 

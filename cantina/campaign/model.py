@@ -14,9 +14,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from cantina.games import GAMES
-from cantina.games.dice import DiceState
 
-FORMAT = 2
+FORMAT = 3
 """The save format this cantina writes, and the newest it reads."""
 
 MAX_SEATS = 8
@@ -69,18 +68,37 @@ class RoundRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 class TableRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The round in progress, exactly: its start, the moves so far and the game's state
-    with the random source, so resuming continues as if it had never stopped (CA-2)."""
+    with its dice, so resuming continues as if it had never stopped (CA-2). The AI seats'
+    random source is not kept: each decision's is derived from the round's seed and the
+    number of moves made (`series.ai_dice`), so nothing in the file can steer it."""
 
     start: Start
     moves: msgspec.Raw
     state: msgspec.Raw
     """The rules core's snapshot (`Game.to_json`), dice included."""
-    ai_dice: DiceState | None = None
-    """The AI seats' own random source, so a resumed AI chooses as it would have."""
+
+
+class Listing(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What the saves list shows of a campaign, first in its file, so a list of many large
+    saves reads a few hundred bytes of each (`store.read_listing`), never their rounds. It
+    is a copy of what the rest says: a save whose listing differs is refused on loading."""
+
+    name: Name
+    game: GameId
+    roster: Annotated[list[SeatRecord], msgspec.Meta(min_length=2, max_length=MAX_SEATS)]
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=MAX_ROUNDS)]
+    played: Annotated[int, msgspec.Meta(ge=0, le=MAX_ROUNDS)]
+    over: bool
+    laps: bool
+    """Whether the campaign counts laps (Vigo's Favor without a House Vigo)."""
+    banks: Annotated[list[int], msgspec.Meta(min_length=2, max_length=MAX_SEATS)]
+    """Every seat's bank as the record stands (mid-round, as the table does)."""
 
 
 class CampaignFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     format: Annotated[int, msgspec.Meta(ge=1)]
+    listing: Listing | None = None
+    """Written first after the format (None only in memory, before the first save)."""
     name: Name
     game: GameId
     created: Annotated[str, msgspec.Meta(max_length=40)]
@@ -93,10 +111,17 @@ class CampaignFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     match_stake: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] = 0
     """Victim!: what each seat pays into a match, all of it to the winner (CA-1)."""
     seed: Seed
+    starting_bank: Bank
+    """What every seat's bank was before the first round."""
+    legacy_rounds: Annotated[int, msgspec.Meta(ge=0, le=MAX_ROUNDS)] = 0
+    """How many rounds began under an older format, whose seeds are as that format had them;
+    every later round's seed is derived from the campaign's seed and what it is (roster,
+    settings, rounds, stakes: `series.round_seed`)."""
     banks: Annotated[list[Bank], msgspec.Meta(min_length=2, max_length=MAX_SEATS)]
     """Every seat's bank after the last finished round (the starting banks before any)."""
     finished: Annotated[list[RoundRecord], msgspec.Meta(max_length=MAX_ROUNDS)] = []
     table: TableRecord | None = None
+    """The round in progress: there is one until the campaign is over."""
     ended: Annotated[str, msgspec.Meta(max_length=200)] | None = None
     """Why the campaign stopped early (a seat could not pay, say), if it did."""
 

@@ -10,6 +10,8 @@ replayed event by event.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from cantina.campaign.model import (
     FORMAT,
     CampaignFile,
     GameId,
+    Listing,
     RoundRecord,
     SeatRecord,
     Start,
@@ -60,9 +63,42 @@ def rounds_for(game: str, settings: Any, seats: int, length: int) -> int:
     return length
 
 
-def round_seed(seed: int, number: int) -> int:
-    """Round `number`'s own seed: fixed by the campaign's seed, unlike every other's."""
+def legacy_round_seed(seed: int, number: int) -> int:
+    """Round `number`'s seed in a format-2 save: from the campaign's seed alone."""
     return random.Random(f"cantina:{seed}:{number}").getrandbits(63)
+
+
+def constitution(data: CampaignFile) -> bytes:
+    """What a campaign is, besides its name: the game, who plays (the AI seats'
+    temperaments, or a person), the settings, how many rounds, the stake and the starting
+    bank. Every round's seed is derived from it, so a change to any of it (an AI seat made
+    a person's, a setting, the banks before the first round) deals other dice.
+
+    The settings count as the file holds them (whitespace aside), not as read with their
+    defaults: a setting a later cantina adds leaves every earlier campaign's seeds be."""
+    return msgspec.json.encode(
+        [
+            data.game,
+            [seat.temperament for seat in data.roster],
+            msgspec.json.decode(bytes(data.settings)),
+            data.rounds,
+            data.match_stake,
+            data.starting_bank,
+        ]
+    )
+
+
+def round_seed(seed: int, number: int, made_of: bytes) -> int:
+    """Round `number`'s own seed: fixed by the campaign's seed and its constitution."""
+    digest = hashlib.blake2b(f"cantina-round:{seed}:{number}:".encode() + made_of, digest_size=8)
+    return int.from_bytes(digest.digest()) >> 1
+
+
+def ai_dice(seed: int, moves: int) -> Dice:
+    """The AI's random source for the decision after `moves` moves of the round dealt from
+    `seed`: derived, never stored, so a resumed round's AI chooses as it would have and no
+    edit of the file can steer it."""
+    return Dice(random.Random(f"cantina-ai:{seed}:{moves}").getrandbits(63))
 
 
 def encode_moves(moves: Sequence[Move]) -> msgspec.Raw:
@@ -74,6 +110,22 @@ def decode_moves(game: str, raw: msgspec.Raw | bytes) -> list[Move]:
     kind: Any = list[move_type(game)]  # type: ignore[misc]  # a type made per game
     decoded = msgspec.json.decode(bytes(raw), type=kind)
     return [Move(m.seat, m.action) for m in decoded]
+
+
+def where_text(game: str, number: int, rounds: int, seats: int, laps: bool) -> str:
+    """ "round 3 of 10, lap 1 of 2" and the like: where round `number` stands."""
+    number = min(number, rounds)
+    text = f"{GAMES[game].unit} {number} of {rounds}"
+    if laps:  # Vigo's Favor: laps only as titles pass
+        text += f", lap {(number - 1) // seats + 1} of {-(-rounds // seats)}"
+    return text
+
+
+def summary_text(names: Sequence[str], banks: Sequence[int], over: bool) -> str:
+    """The standings in one line, best bank first."""
+    rows = sorted(range(len(names)), key=lambda seat: (-banks[seat], seat))
+    text = ", ".join(f"{names[seat]} {banks[seat]}" for seat in rows)
+    return text + ("  (finished)" if over else "")
 
 
 @dataclass(frozen=True)
@@ -99,9 +151,16 @@ class Campaign:
         self.settings: Any = checked(
             msgspec.json.decode(data.settings, type=GAMES[data.game].settings)
         )
-        self.seats = tuple(Seat(s.name, s.temperament) for s in data.roster)
+        self.seats = tuple(
+            Seat(clean_name(s.name, f"Player {i}"), s.temperament)
+            for i, s in enumerate(data.roster, 1)
+        )
+        """The roster as it is shown: names cleaned, since a file can hold anything."""
         self.on_change = on_change
         """Called after every change of the record: the store's autosave."""
+        self.constitution = constitution(data)
+        self.decisions = _decisions(data)
+        """How many decisions the record holds (what an unsaved change would lose)."""
 
     # --- making one ----------------------------------------------------------------------
 
@@ -138,19 +197,23 @@ class Campaign:
             rounds=rounds,
             match_stake=match_stake if game == "victim" else 0,
             seed=seed,
+            starting_bank=bank,
             banks=[bank] * len(seats),
         )
         try:  # the limits a save is loaded with hold for a new one too
             msgspec.json.decode(msgspec.json.encode(data), type=CampaignFile)
         except msgspec.ValidationError as err:
             raise ValueError(f"cannot make this campaign: {plain_reason(str(err))}") from None
-        return cls(data)
+        campaign = cls(data)
+        campaign.prepare_next()  # the first round is dealt at once
+        return campaign
 
     # --- where it stands -----------------------------------------------------------------
 
     @property
     def name(self) -> str:
-        return self.data.name
+        """The campaign's name as it is shown (cleaned: a file can hold anything)."""
+        return campaign_name(self.data.name)
 
     @property
     def game(self) -> str:
@@ -168,11 +231,20 @@ class Campaign:
     @property
     def banks(self) -> list[int]:
         """Every seat's bank now: mid-round, as the table stands."""
+        if self._table is not None and self._table.game.pending is None:
+            return list(self.data.banks)  # a round just finished (the next one waits)
         if self._table is not None and self.game != "victim":
             return list(self._table.game.state.banks)
-        if self.data.table is not None and self.game == "victim":
-            return [b - self.data.match_stake for b in self.data.table.start.banks]
-        return list(self.data.banks)
+        return self._recorded_banks()
+
+    def _recorded_banks(self) -> list[int]:
+        """The banks as the record stands: mid-round, as the saved table has them."""
+        d = self.data
+        if d.table is None:
+            return list(d.banks)
+        if self.game == "victim":  # the match stake is paid as the match begins
+            return [b - d.match_stake for b in d.table.start.banks]
+        return list(GAMES[d.game].game.from_json(bytes(d.table.state)).state.banks)
 
     def setup(self) -> TableSetup:
         seed = self.data.table.start.seed if self.data.table else self.data.seed
@@ -181,13 +253,26 @@ class Campaign:
     def where(self, number: int | None = None) -> str:
         """ "round 3 of 10, lap 1 of 2" and the like."""
         number = number or self.played + (0 if self.over else 1)
-        unit = GAMES[self.game].unit
-        text = f"{unit} {min(number, self.data.rounds)} of {self.data.rounds}"
-        if self.game == "vigo" and not self.settings.house_vigo:  # laps only as titles pass
-            seats = len(self.seats)
-            laps = -(-self.data.rounds // seats)
-            text += f", lap {(min(number, self.data.rounds) - 1) // seats + 1} of {laps}"
-        return text
+        return where_text(self.game, number, self.data.rounds, len(self.seats), self.laps)
+
+    @property
+    def laps(self) -> bool:
+        return self.game == "vigo" and not self.settings.house_vigo
+
+    def listing(self) -> Listing:
+        """What the saves list shows, from the record alone (the same before a save and
+        after a load; `check` holds a file to it)."""
+        d = self.data
+        return Listing(
+            name=d.name,
+            game=d.game,
+            roster=d.roster,
+            rounds=d.rounds,
+            played=self.played,
+            over=self.over,
+            laps=self.laps,
+            banks=self._recorded_banks(),
+        )
 
     # --- the live table --------------------------------------------------------------------
 
@@ -203,42 +288,47 @@ class Campaign:
         if self._table is not None and self._table.game.pending is not None:
             return self._table
         d = self.data
-        if d.table is not None:
-            start = self.start_game(d.table.start)
-            moves = decode_moves(d.game, d.table.moves)
-            saved = d.table.ai_dice
-            ai_dice = Dice.from_state(saved) if saved is not None else None
-            self._table = LiveTable.resumed(
-                self.setup(), start, moves, keeper=self, ai_dice=ai_dice
-            )
-            return self._table
-        game = self._start_next()
-        self._table = LiveTable(self.setup(), game, keeper=self)
+        if d.table is None:
+            raise self._over_error()
+        start = self.start_game(d.table.start)
+        moves = decode_moves(d.game, d.table.moves)
+        self._table = LiveTable.resumed(
+            self.setup(),
+            start,
+            moves,
+            keeper=self,
+            ai_dice=ai_dice(d.table.start.seed, len(moves)),
+        )
         return self._table
 
-    def _start_next(self) -> Game[Any]:
+    def _over_error(self) -> ValueError:
+        if self.data.ended:
+            return ValueError(f"the campaign is over: {self.data.ended}")
+        return ValueError(f"the campaign {self.name!r} is over")
+
+    def prepare_next(self) -> None:
+        """Deal the next round (its table, with no move yet), or, when it cannot begin (a
+        seat that cannot pay), end the campaign saying why; nothing after the last round."""
         d = self.data
-        if self.over:
-            raise ValueError(f"the campaign {d.name!r} is over")
+        d.table = None
+        if d.ended is not None or self.played >= d.rounds:
+            return
         try:
             start = self.next_start()
             game = self.start_game(start)
         except ValueError as err:
             d.ended = str(err)
-            self._changed()
-            raise ValueError(f"the campaign is over: {err}") from None
+            return
         d.table = TableRecord(
             start=start, moves=encode_moves([]), state=msgspec.Raw(game.to_json())
         )
-        self._changed()
-        return game
 
     def next_start(self) -> Start:
         """How the next round begins: the title passed on, the Scorekeeper moved round,
         the last Victim's bonus, the banks carried."""
         d = self.data
         number = self.played + 1
-        seed = round_seed(d.seed, number)
+        seed = round_seed(d.seed, number, self.constitution)
         seats = len(self.seats)
         last = d.finished[-1] if d.finished else None
         if d.game == "vigo":
@@ -293,7 +383,7 @@ class Campaign:
     def _round(self, number: int) -> tuple[Start, list[Move]]:
         d = self.data
         records = {r.start.number: (r.start, r.moves) for r in d.finished}
-        if d.table is not None:
+        if d.table is not None and msgspec.json.decode(bytes(d.table.moves)):  # begun, not dealt
             records[d.table.start.number] = (d.table.start, d.table.moves)
         if number not in records:
             have = ", ".join(map(str, sorted(records))) or "none yet"
@@ -307,21 +397,32 @@ class Campaign:
         """After every decision: the table as it stands, or the finished round, saved."""
         d = self.data
         assert d.table is not None, "a decision at a table the campaign did not start"
+        self.decisions += 1
+        start = d.table.start
         if table.game.pending is None:
-            d.finished.append(self._summary(d.table.start, table))
+            d.finished.append(self.summary_of(start, table.game, table.moves, now()))
             d.banks = d.finished[-1].banks
-            d.table = None
+            self.prepare_next()  # saved with the round that ends: nothing lies between
         else:
             d.table = TableRecord(
-                start=d.table.start,
+                start=start,
                 moves=encode_moves(table.moves),
                 state=msgspec.Raw(table.game.to_json()),
-                ai_dice=table.ai_dice.state(),
             )
+            table.ai_dice = ai_dice(start.seed, len(table.moves))
         self._changed()
 
     def next_game(self, table: LiveTable) -> Game[Any]:
-        game = self._start_next()
+        """The next round, dealt already, for the table that played this one ("Play on").
+        Its AI seats draw from the round's own random source, as a table made from the
+        save does, so a campaign resumed between rounds plays on exactly as one that never
+        stopped (ValueError when the campaign is over)."""
+        d = self.data
+        if d.table is None:
+            raise self._over_error()
+        game = self.start_game(d.table.start)
+        table.setup = self.setup()
+        table.ai_dice = ai_dice(d.table.start.seed, 0)
         return game
 
     def status(self, table: LiveTable) -> str:
@@ -330,9 +431,7 @@ class Campaign:
 
     def summary(self) -> str:
         """The standings in one line, best bank first."""
-        rows = sorted(self.standings(), key=lambda s: (-s.bank, s.seat))
-        text = ", ".join(f"{s.name} {s.bank}" for s in rows)
-        return text + ("  (finished)" if self.over else "")
+        return summary_text([seat.name for seat in self.seats], self.banks, self.over)
 
     def _changed(self) -> None:
         self.data.updated = now()
@@ -341,18 +440,21 @@ class Campaign:
 
     # --- results -----------------------------------------------------------------------
 
-    def _summary(self, start: Start, table: LiveTable) -> RoundRecord:
-        game = table.game
-        events = _replayed_events(self.start_game(start), table.moves)
-        expected, actual = self._luck(start, table.moves, game, events)
+    def summary_of(
+        self, start: Start, game: Game[Any], moves: Sequence[Move], finished: str
+    ) -> RoundRecord:
+        """The record of a round that began as `start` and finished as `game` after
+        `moves`: what the save keeps, and what a save's record is checked against."""
+        events = _replayed_events(self.start_game(start), moves)
+        expected, actual = self._luck(start, moves, game, events)
         return RoundRecord(
             start=start,
-            moves=encode_moves(table.moves),
+            moves=encode_moves(moves),
             banks=self.banks_after(start, game),
             winners=_winners(game),
             expected=expected,
             actual=actual,
-            finished=now(),
+            finished=finished,
         )
 
     def banks_after(self, start: Start, game: Game[Any]) -> list[int]:
@@ -385,14 +487,23 @@ class Campaign:
                     right[event.seat] += 1
             return [c / 2 for c in calls], [float(r) for r in right]
         first = self.start_game(start)
-        chances = TableAI(self.setup().temperaments()).win_chances(first)
+        health = tuple(first.state.health)  # a rematch bonus starts matches elsewhere
+        if health not in self._victim_ais:
+            self._victim_ais[health] = TableAI(self.setup().temperaments())
+        chances = self._victim_ais[health].win_chances(first)
         return list(chances), [1.0 if s == game.result.winner else 0.0 for s in seats]
+
+    @functools.cached_property
+    def _victim_ais(self) -> dict[tuple[int, ...], TableAI]:
+        """The seats' AI for each starting health a match has had: its exact Victim! odds
+        are solved once for each (a handful), not for every match of a long campaign."""
+        return {}
 
     def standings(self) -> list[Standing]:
         d = self.data
         banks = self.banks
         rows = []
-        for seat, record in enumerate(d.roster):
+        for seat in range(len(d.roster)):
             won = [seat in r.winners for r in d.finished]
             streak = best = 0
             for w in won:
@@ -401,7 +512,7 @@ class Campaign:
             rows.append(
                 Standing(
                     seat=seat,
-                    name=record.name,
+                    name=self.seats[seat].name,
                     bank=banks[seat],
                     won=sum(won),
                     vigo=sum(r.start.vigo == seat for r in d.finished) if d.game == "vigo" else 0,
@@ -410,6 +521,15 @@ class Campaign:
                 )
             )
         return rows
+
+
+def _decisions(data: CampaignFile) -> int:
+    """How many moves a record holds (0 for moves that cannot be read: `check` says why)."""
+    rounds = [r.moves for r in data.finished] + ([data.table.moves] if data.table else [])
+    try:
+        return sum(len(msgspec.json.decode(bytes(moves), type=list)) for moves in rounds)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        return 0
 
 
 def _at(values: Sequence[float], seat: int) -> float:

@@ -23,11 +23,22 @@ import msgspec
 import platformdirs
 
 from cantina.campaign.check import read_campaign
-from cantina.campaign.errors import Ambiguous, CampaignError, Damaged, InUse, NameTaken, NotFound
+from cantina.campaign.errors import (
+    Ambiguous,
+    CampaignError,
+    Damaged,
+    InUse,
+    NameTaken,
+    NotFound,
+    os_reason,
+)
+from cantina.campaign.listing import Listed, read_listing
 from cantina.campaign.series import MAX_CAMPAIGN_NAME, Campaign, campaign_name
 from cantina.files import write_atomic  # the autosave test swaps it here for a full disk
+from cantina.text import clean_text
 
 UNEXPECTED = "could not be read (an unexpected error)"
+NESTED = "not a cantina save: its data is nested far deeper than a save's"
 
 MAX_FILE = 16 * 1024 * 1024
 """Saves grow by about 3 KiB a round (benchmarks/bench_saves.py), so even 1,000 rounds, the
@@ -58,7 +69,15 @@ class CampaignLock:
         self._fd: int | None = None
 
     def acquire(self, name: str) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        """Hold the lock; InUse (naming the campaign `name`) when another process does,
+        CampaignError in one sentence when the lock cannot be made (a read-only folder)."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as err:
+            raise CampaignError(
+                f"the campaign {name!r} cannot be played here: {os_reason(err)}, "
+                "so its moves could not be saved"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as err:
@@ -82,6 +101,8 @@ class CampaignLock:
 
 
 def encode(campaign: Campaign) -> bytes:
+    """The save's bytes, its listing first (brought up to date: what the list shows)."""
+    campaign.data.listing = campaign.listing()
     return msgspec.json.format(msgspec.json.encode(campaign.data), indent=1) + b"\n"
 
 
@@ -104,6 +125,8 @@ def load(path: Path) -> Campaign:
         return read_campaign(raw, path.name)
     except Damaged:
         raise
+    except RecursionError:  # msgspec's limit on nesting: no save nests so deep
+        raise Damaged(path.name, "", NESTED) from None
     except Exception as err:  # a reading bug must not take the whole listing down
         raise Damaged(path.name, "", f"{UNEXPECTED} ({type(err).__name__}: {err})") from err
 
@@ -126,9 +149,15 @@ class Entry:
     """One file in the save folder: a campaign, or why it could not be read."""
 
     path: Path
-    campaign: Campaign | None
+    campaign: Listed | None
+    """What the list shows of it (read from its listing, not its whole history)."""
     problem: Damaged | None
     modified: float
+
+    @property
+    def file(self) -> str:
+        """The file's name as it may be shown (cleaned: a name on disk can hold anything)."""
+        return clean_text(self.path.name)
 
 
 @dataclass(frozen=True)
@@ -143,7 +172,7 @@ class Imported:
 
     def __str__(self) -> str:
         called = repr(self.name) if self.was == self.name else f"{self.was!r} as {self.name!r}"
-        return f"{called} ({self.path.name})"
+        return f"{called} ({clean_text(self.path.name)})"
 
 
 class Store:
@@ -153,15 +182,23 @@ class Store:
         self.folder = Path(folder)
 
     def entries(self) -> list[Entry]:
-        """Every save, newest first; damaged ones carry their reason and are left as found."""
+        """Every save, newest first; damaged ones carry their reason and are left as found.
+
+        Each save is listed from its listing, the first few hundred bytes of its file, so
+        a folder of long campaigns lists at once; it is checked whole when it is opened.
+        A file without one (an older format, or damaged) is loaded whole here."""
         found = []
         for path in self._files():
             try:
                 modified = path.stat().st_mtime
             except OSError:
                 continue
+            listing = read_listing(path)
+            if listing is not None:
+                found.append(Entry(path, Listed(listing), None, modified))
+                continue
             try:
-                found.append(Entry(path, load(path), None, modified))
+                found.append(Entry(path, Listed(load(path).listing()), None, modified))
             except Damaged as problem:
                 found.append(Entry(path, None, problem, modified))
         found.sort(key=lambda e: e.modified, reverse=True)
@@ -210,8 +247,9 @@ class Store:
         for path in self._files():
             if but is not None and path.name == but.name:
                 continue
+            listing = read_listing(path)
             try:
-                name = name_in(read(path))
+                name = listing.name if listing is not None else name_in(read(path))
             except Damaged:
                 continue
             if name:
@@ -248,10 +286,16 @@ class Store:
         was = campaign.name
         return Imported(self.create(campaign), campaign.name, was)
 
+    def load(self, path: Path) -> Campaign:
+        """A save's whole campaign, checked (Damaged when it cannot be played)."""
+        return load(path)
+
     def open(self, path: Path) -> OpenCampaign:
         """Lock a save and load it for play (InUse, or Damaged, when that cannot be)."""
         lock = CampaignLock(path)
-        lock.acquire(path.stem)
+        listing = read_listing(path)  # the name, for a message: not the whole file
+        name = listing.name if listing is not None else name_in(read(path))
+        lock.acquire(campaign_name(name or path.stem))
         try:
             campaign = load(path)
         except BaseException:
@@ -268,7 +312,8 @@ class Store:
         owner = self.names(but=path).get(name.casefold())
         if owner is not None:
             raise NameTaken(
-                f"another campaign is called {name!r} ({owner.name}); choose another name"
+                f"another campaign is called {name!r} ({clean_text(owner.name)}); "
+                "choose another name"
             )
         with self.open(path) as session:
             session.campaign.data.name = name
@@ -285,13 +330,23 @@ class Store:
         its new name; the save's own file keeps the name it was made with), numbered when
         taken. A damaged save is copied as it is, under its own file name."""
         raw = path.read_bytes()
-        if destination.is_dir():
-            name = name_in(raw)
-            return write_new(destination, file_stem(name) if name else path.stem, raw)
-        if destination.exists():
-            raise CampaignError(f"{destination} is there already; an export never replaces a file")
+        return export_bytes(raw, name_in(raw) or path.stem, destination)
+
+
+def export_bytes(raw: bytes, name: str, destination: Path) -> Path:
+    """`raw` (a save's bytes) at `destination`: a new file, or a new file named after the
+    campaign `name` in the folder `destination` (CampaignError: never over a file)."""
+    if destination.is_dir():
+        return write_new(destination, file_stem(name), raw)
+    if destination.exists():
+        raise CampaignError(f"{destination} is there already; an export never replaces a file")
+    try:
         write_atomic(destination, raw, replace=False)
-        return destination
+    except FileExistsError:
+        raise CampaignError(
+            f"{destination} is there already; an export never replaces a file"
+        ) from None
+    return destination
 
 
 def write_new(folder: Path, stem: str, data: bytes) -> Path:
@@ -317,11 +372,20 @@ class OpenCampaign:
         self.saves = 0
         self.on_error: Callable[[OSError], None] | None = None
         """Told of an autosave that failed (a full disk, say); without it, it raises."""
+        self.failure: OSError | None = None
+        """Why the last save failed, while it has not been made good."""
+        self._saved_decisions = campaign.decisions
         campaign.on_change = lambda _campaign: self.autosave()
 
     def save(self) -> None:
-        write_atomic(self.path, encode(self.campaign))
+        try:
+            write_atomic(self.path, encode(self.campaign))
+        except OSError as err:
+            self.failure = err
+            raise
         self.saves += 1
+        self.failure = None
+        self._saved_decisions = self.campaign.decisions
 
     def autosave(self) -> None:
         """Save after a decision. A failure must not stop the game: the campaign stays
@@ -332,6 +396,29 @@ class OpenCampaign:
             if self.on_error is None:
                 raise
             self.on_error(err)
+
+    @property
+    def unsaved(self) -> int:
+        """The decisions made since the last save that was written (0: all are saved)."""
+        return self.campaign.decisions - self._saved_decisions
+
+    @property
+    def saved(self) -> bool:
+        return self.failure is None
+
+    def settle(self) -> bool:
+        """Before leaving: a save that failed is tried again; whether all is saved now."""
+        if self.failure is not None:
+            try:
+                self.save()
+            except OSError:
+                return False
+        return True
+
+    def export(self, destination: Path) -> Path:
+        """The campaign as it stands here (unsaved decisions too) written elsewhere, as
+        `Store.export` writes a save; its own file and lock are left as they are."""
+        return export_bytes(encode(self.campaign), self.campaign.name, destination)
 
     def close(self) -> None:
         self.campaign.on_change = None

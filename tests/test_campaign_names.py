@@ -1,0 +1,87 @@
+"""Nothing from a save file reaches the terminal raw: a campaign's name, its seats' names
+and a file's own name are cleaned (cantina.text.clean_text, the one sanitiser) before
+they are shown, by `cantina campaigns` and in the app's saves list."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from textual.widgets import OptionList, Static
+
+from cantina.app import CantinaApp
+from cantina.campaign.series import Campaign
+from cantina.campaign.store import Store, load
+from cantina.games.valdes import ValDesSettings
+from cantina.seating import seats_from_text
+from screens.campaigns import CampaignsScreen
+from screens.table import TableScreen
+
+HOSTILE = "\u001b]2;PWNED\u0007\u001b[2J"
+WORKTREE = Path(__file__).resolve().parent.parent
+
+
+def _hostile_folder(folder: Path) -> Path:
+    """A whole save named HOSTILE (a seat too), and a damaged one whose file name and
+    content hold terminal commands."""
+    campaign = Campaign.new(
+        "Robots", "valdes", seats_from_text("you,Expert"), ValDesSettings(seats=2), rounds=2, seed=3
+    )
+    path = Store(folder).create(campaign)
+    doc = json.loads(path.read_bytes())
+    doc["name"] = doc["listing"]["name"] = HOSTILE
+    doc["roster"][1]["name"] = doc["listing"]["roster"][1]["name"] = "\x1b[31mRed\x9b2J"
+    path.write_text(json.dumps(doc))
+    assert load(path).data.name == HOSTILE, "a valid save: only its name is hostile"
+    (folder / f"bad{HOSTILE}.json").write_text('{"format": 2, "name": "\\u001b[2J", "x": 1}')
+    return path
+
+
+def _raw(text: str) -> list[str]:
+    return [ch for ch in text if (ord(ch) < 32 and ch != "\n") or 0x7F <= ord(ch) < 0xA0]
+
+
+def test_cantina_campaigns_prints_no_terminal_command_from_a_file(tmp_path: Path) -> None:
+    _hostile_folder(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "cantina", "campaigns", "--save-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(WORKTREE), "COLUMNS": "120"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert _raw(done.stdout) == [] and _raw(done.stderr) == []
+    assert "]2;PWNED[2J" in done.stdout, "the name is shown, cleaned"
+    assert "DAMAGED  bad]2;PWNED[2J.json" in done.stdout
+    assert "[31mRed2J" in done.stdout
+
+
+async def test_the_saves_list_and_the_table_show_no_terminal_command(tmp_path: Path) -> None:
+    path = _hostile_folder(tmp_path)
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False, save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("u")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CampaignsScreen)
+        listing = screen.query_one(OptionList)
+        shown = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        assert len(shown) == 2
+        assert all(_raw(text) == [] for text in shown), shown
+        assert any("]2;PWNED[2J" in text for text in shown)
+        screen.entries.sort(key=lambda e: e.path != path)  # the whole one first
+        screen.reload(path)
+        await pilot.press("enter")
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, TableScreen):
+                break
+        table = app.screen
+        assert isinstance(table, TableScreen)
+        panel = str(table.query_one("#campaign-panel", Static).render())
+        assert "]2;PWNED[2J" in panel and _raw(panel) == []
