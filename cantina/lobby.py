@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from cantina.ai.temperament import temperament
+from cantina.campaign.errors import explain
 from cantina.chat import ChatRates, ChatRoom
 from cantina.dealer import Dealer, Pace, Place
 from cantina.live import LiveTable
@@ -431,7 +432,7 @@ class Lobby:
         dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
         if table.campaign is not None:
             table.campaign.on_error = lambda err: dealer.notice(
-                f"The campaign could not be saved ({err}); the next move tries again."
+                f"The campaign could not be saved ({explain(err)}); the next move tries again."
             )
             for seat in table.free_seats:  # nobody took it: the stand-in plays it
                 dealer.stand_in_for(seat)

@@ -224,6 +224,23 @@ async def test_a_finished_campaign_closes_its_table_and_lets_the_save_go(tmp_pat
     store.open(path).close()
 
 
+async def test_a_failed_autosave_at_a_shared_table_is_said_in_plain_words(tmp_path):
+    """The players are told why a hosted campaign could not be saved in a few words, as
+    at a local table, never the system's `[Errno 28] No space left on device: '/…'`."""
+    import errno
+
+    store, path, session = open_campaign(tmp_path)
+    lobby = Lobby(pace=INSTANT, away_grace=0)
+    table = lobby.create(session.campaign.setup(), ALICE, campaign=session)
+    dealer = lobby.start(table, ALICE)
+    assert session.on_error is not None
+    session.on_error(OSError(errno.ENOSPC, "No space left on device", str(path)))
+    assert dealer.notices[-1] == (
+        "The campaign could not be saved (the disk is full); the next move tries again."
+    )
+    lobby.close_all()
+
+
 # --- presence ---------------------------------------------------------------------------------
 
 
