@@ -40,6 +40,8 @@ class CantinaFooter(Footer):
         return (True, keys, self.show_command_palette)
 
     async def recompose(self) -> None:
+        if not self.is_attached:  # removed while the recompose waited: nothing to do
+            return
         shown = self._what_to_show()
         if shown == self._shown:
             return
