@@ -221,6 +221,27 @@ class ParseHookStylesheet(Stylesheet):
         return stylesheet
 
 
+_NOTHING = DOMNode()
+"""Lends a component node the parts a node it never uses: an empty list of children
+(`_nodes`), a message signal (`message_signal`), timers (`_timers`), a query cache
+(`_query_one_cache`), disabled messages (`_disabled_messages`) and bindings (`_bindings`)."""
+
+
+def component_node(component: str) -> DOMNode:
+    """A node for styling one component class, as Textual makes one, but sharing the
+    parts it never uses (see `_NOTHING`): it is never mounted, has no children, receives
+    no messages, holds no focus. Those parts were about half its 6.5 KiB, for each of
+    about 80 such nodes in a session (two for every footer key)."""
+    node = DOMNode(classes=component)
+    node._nodes = _NOTHING._nodes
+    node.message_signal = _NOTHING.message_signal
+    node._timers = _NOTHING._timers
+    node._query_one_cache = _NOTHING._query_one_cache
+    node._disabled_messages = _NOTHING._disabled_messages
+    node._bindings = _NOTHING._bindings
+    return node
+
+
 class KeepsComponentNodes(Stylesheet):
     """Textual's Stylesheet, restyling a widget's component classes (`option-list--option`,
     `footer-key--key`, ...) in the nodes it made for them last time, instead of new ones.
@@ -253,7 +274,7 @@ class KeepsComponentNodes(Stylesheet):
                     self.apply(virtual_node, animate=False)
                     changed = before != virtual_node.styles.base.get_rules()
                 else:
-                    virtual_node = DOMNode(classes=component)
+                    virtual_node = component_node(component)
                     virtual_node._attach(node)
                     self.apply(virtual_node, animate=False)
                     changed = old != virtual_node.styles

@@ -84,6 +84,10 @@ PIECES = [
     Piece("textual.dom:DOMNode._component_styles", instance=True),
     Piece("textual.dom:DOMNode._attach", params=("self", "parent")),
     Piece("textual.dom:DOMNode._parent"),
+    *(
+        Piece(f"textual.dom:DOMNode.{name}", instance=True)
+        for name in ("_nodes", "_timers", "_query_one_cache", "_disabled_messages", "_bindings")
+    ),
 ]
 
 INSTANCES: dict[str, Callable[[type], Any]] = {
