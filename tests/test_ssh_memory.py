@@ -5,7 +5,8 @@ them waits for the same full collection, so what one app makes and drops matters
 as what it keeps: a seated session cost 11.4 MiB, half of it garbage of this kind
 (benchmarks/bench_ssh.py --at-table). Each test below is one of the savings: strips that
 make their caches only when used, widgets restyled without new component nodes, and
-footers that keep their keys while the bindings stay the same.
+footers that keep their keys while the bindings stay the same, and a setup screen that
+makes a seat's row only when the seat count reaches it.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from textual.color import Color
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.strip import Strip
-from textual.widgets import Footer, OptionList
+from textual.widgets import Footer, Input, OptionList, Select, Static
 
 from cantina.app import CantinaApp
 from cantina.ssh.styles import SharedStylesheet
 from screens.menu import MenuScreen
+from screens.setup import SetupScreen
 from screens.textual_compat import FooterKey, lazy_strip_caches
 
 SIZE = (80, 24)
@@ -139,3 +141,39 @@ async def test_footer_keeps_its_keys_while_the_bindings_stay_the_same() -> None:
             if "resume" not in actions:
                 break
         assert "new_campaign" not in actions and "rules" in actions
+
+
+async def test_setup_makes_a_seat_row_when_the_count_first_reaches_it() -> None:
+    """Val-Des seats up to eight, and the setup opened with all eight rows made, four of
+    them hidden: a dozen widgets each, in every session that sets a table (and garbage
+    once it starts). Now a row is made when the seat count first reaches it, named and
+    chosen as it would have been."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("d")  # Val-Des, from the menu
+        await pilot.pause()
+        setup = app.screen
+        assert isinstance(setup, SetupScreen)
+        assert len(setup.query(".seat-row")) == 4
+        about = str(setup.query_one("#about", Static).content)
+
+        setup.query_one("#seat-count", Select).value = 6
+        for _ in range(20):
+            await pilot.pause()
+            if len(setup.query("#kind-5 OptionList")):
+                break
+        rows = list(setup.query(".seat-row"))
+        assert len(rows) == 6 and all(row.display for row in rows)
+        names = [setup.query_one(f"#name-{seat}", Input).value for seat in range(6)]
+        assert names == ["Player 1", "Expert", "Bold", "Cautious", "Reckless", "Superstitious"]
+        assert str(setup.query_one("#about", Static).content) == about, "nothing was chosen"
+
+        setup.query_one("#kind-5", Select).value = "Loyal"  # a new row's list is followed
+        await pilot.pause()
+        assert setup.query_one("#name-5", Input).value == "Loyal"
+        assert str(setup.query_one("#about", Static).content).startswith("Loyal:")
+
+        setup.query_one("#seat-count", Select).value = 3
+        await pilot.pause()
+        assert [row.display for row in setup.query(".seat-row")] == [True] * 3 + [False] * 3
+        assert [seat.name for seat in setup.table().seats] == ["Player 1", "Expert", "Bold"]
