@@ -18,12 +18,35 @@ from screens.textual_compat import (
 
 
 class CantinaFooter(Footer):
-    """Textual's footer, letting go of the keys it replaces (see `drop_closed_watchers`):
-    without this each focus change or screen push left its old keys alive until the
-    screen closed."""
+    """Textual's footer, keeping its keys while they stay the same, and letting go of the
+    keys it replaces (see `drop_closed_watchers`): without this each focus change or
+    screen push left its old keys alive until the screen closed.
+
+    Textual's footer makes all its keys anew whenever the screen's bindings may have
+    changed (any focus change, a screen coming back), mostly to show the same keys: every
+    key a widget of its own, all of them garbage for a full collection, in each SSH
+    session at once."""
+
+    _shown: tuple[object, ...] | None = None
+    """What the keys on show were made from (see `_what_to_show`)."""
+
+    def _what_to_show(self) -> tuple[object, ...]:
+        """Everything the footer's keys are made from: whether the bindings are known,
+        each active binding (key, binding, enabled, tooltip), and the palette switch."""
+        if not bindings_ready(self):
+            return (False,)
+        active = self.screen.active_bindings.items()
+        keys = tuple((key, b.binding, b.enabled, b.tooltip) for key, b in active)
+        return (True, keys, self.show_command_palette)
 
     async def recompose(self) -> None:
+        if not self.is_attached:  # removed while the recompose waited: nothing to do
+            return
+        shown = self._what_to_show()
+        if shown == self._shown:
+            return
         await super().recompose()
+        self._shown = shown
         drop_closed_watchers(self, "compact")
 
 
@@ -86,4 +109,5 @@ class TableFooter(CantinaFooter):
                 # its selectors costs more than the rest of the move: its own style says it.
                 key.set_class(disabled, "-disabled", update=False)
                 key.styles.text_style = "dim" if disabled else "none"
+        self._shown = self._what_to_show()  # what the keys show now
         return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable
 from functools import partial
 from typing import Any
 
@@ -71,12 +72,16 @@ class SetupScreen(UsesApp, Screen[None]):
         """The settings a person chooses here, from the game's registry entry."""
         self.kinds = [("Human", HUMAN)] + [(t.name, t.name) for t in temperaments().values()]
         """What a seat may be, in the order its list shows them."""
+        self.rows: list[tuple[Horizontal, Input, Select[str]]] = []
+        """Each seat's row made so far, with its name field and its kind list."""
+        self.fresh: set[Select[Any]] = set()
+        """Kind lists of rows just added: their first Changed message is their initial
+        value, not a choice."""
         self.given: dict[int, str] = {}
         """The name each seat was last given to follow its kind; a name other than that
         (or blank) is the person's own, and stays."""
 
     def compose(self) -> ComposeResult:
-        low = self.seat_range[0]
         with Vertical(id="setup"):
             what = "a new campaign" if self.campaign else "set the table"
             yield Static(Content(f"{self.info.title}: {what}"), id="setup-title")
@@ -87,7 +92,7 @@ class SetupScreen(UsesApp, Screen[None]):
                 yield Static("Seats ", classes="label")
                 yield picker(
                     self.seat_range,
-                    max(low, min(4, self.seat_range[-1])),
+                    self.first_count,
                     "seat-count",
                     disabled=len(self.seat_range) == 1,
                 )
@@ -99,20 +104,8 @@ class SetupScreen(UsesApp, Screen[None]):
                         yield self.setting_widget(setting)
             # Above the seats: an open list of temperaments covers the rows below its seat.
             yield Static(ABOUT, id="about")
-            for seat in range(self.seat_range[-1]):
-                with Horizontal(classes="seat-row", id=f"seat-row-{seat}"):
-                    yield Static(f"{seat + 1:>2} ", classes="label")
-                    default = "Player 1" if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
-                    self.given[seat] = default
-                    yield Input(value=default, id=f"name-{seat}", compact=True, max_length=16)
-                    yield Select(
-                        self.kinds,
-                        value=HUMAN if seat == 0 else default,
-                        allow_blank=False,
-                        compact=True,
-                        id=f"kind-{seat}",
-                        classes="kind",
-                    )
+            for seat in range(self.first_count):
+                yield self.seat_row(seat)
             with Horizontal(classes="setup-line", id="variants"):
                 yield from self.compose_settings()
             yield from self.compose_more()
@@ -122,6 +115,35 @@ class SetupScreen(UsesApp, Screen[None]):
                 )
                 yield Button(Content("Back  [esc]"), id="back", compact=True)
         yield CantinaFooter()
+
+    @property
+    def first_count(self) -> int:
+        """The seats the screen opens with (as many rows as it makes at first)."""
+        return max(self.seat_range[0], min(4, self.seat_range[-1]))
+
+    def seat_row(self, seat: int) -> Horizontal:
+        """The line of one seat: its number, its name, and who sits there (kept in
+        `rows`, as a row added later is not in the screen's DOM until it is mounted)."""
+        default = "Player 1" if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
+        self.given[seat] = default
+        name = Input(value=default, id=f"name-{seat}", compact=True, max_length=16)
+        kind: Select[str] = Select(
+            self.kinds,
+            value=HUMAN if seat == 0 else default,  # as `kind_of` says until it is mounted
+            allow_blank=False,
+            compact=True,
+            id=f"kind-{seat}",
+            classes="kind",
+        )
+        row = Horizontal(
+            Static(f"{seat + 1:>2} ", classes="label"),
+            name,
+            kind,
+            classes="seat-row",
+            id=f"seat-row-{seat}",
+        )
+        self.rows.append((row, name, kind))
+        return row
 
     def compose_campaign(self) -> ComposeResult:
         yield Static("Name ", classes="label")
@@ -161,12 +183,7 @@ class SetupScreen(UsesApp, Screen[None]):
     def on_mount(self) -> None:
         self.show_rows()
         self.follow_names()
-        for select in self.query(".kind").results(Select):
-            # Textual's Select tells of a highlight in its open list (an OptionList) to
-            # nobody: its `OptionHighlighted` stops there. Both are public reactives.
-            describe = partial(self.describe, select)
-            self.watch(select.query_one(OptionList), "highlighted", describe, init=False)
-            self.watch(select, "expanded", describe, init=False)
+        self.follow_kinds(list(self.query(".kind").results(Select)))
         self.query_one("#start", Button).focus()
         self.call_after_refresh(setattr, self, "ready", True)
 
@@ -179,15 +196,42 @@ class SetupScreen(UsesApp, Screen[None]):
         assert value is not Select.BLANK
         return value
 
+    def follow_kinds(self, selects: list[Select[Any]]) -> None:
+        """Describe each seat's kind in the about line as the person moves over its list.
+        Textual's Select tells of a highlight in its open list (an OptionList) to nobody:
+        its `OptionHighlighted` stops there. Both are public reactives."""
+        for select in selects:
+            describe = partial(self.describe, select)
+            self.watch(select.query_one(OptionList), "highlighted", describe, init=False)
+            self.watch(select, "expanded", describe, init=False)
+
+    async def follow_kinds_when_mounted(
+        self, mounted: Awaitable[None], selects: list[Select[Any]]
+    ) -> None:
+        await mounted
+        self.follow_kinds(selects)
+
     def show_rows(self) -> None:
+        """Show a row for each seat counted. A row is made when the count first reaches
+        it: seats past the first few are rarely set, and each row is a dozen widgets
+        (over SSH, in every session that opens this screen)."""
         count = self.picked("#seat-count")
-        for seat in range(self.seat_range[-1]):
-            self.query_one(f"#seat-row-{seat}").display = seat < count
+        made = len(self.rows)
+        if count > made:
+            new = [self.seat_row(seat) for seat in range(made, count)]
+            selects = [kind for _, _, kind in self.rows[made:]]
+            self.fresh.update(selects)
+            mounted = self.query_one("#setup").mount_all(new, after=self.rows[made - 1][0])
+            self.call_next(self.follow_kinds_when_mounted, mounted, selects)
+        for seat, (row, _, _) in enumerate(self.rows):
+            row.display = seat < count
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "seat-count":
             self.show_rows()
             self.follow_names()
+        elif event.select in self.fresh:
+            self.fresh.discard(event.select)  # a row just added: its own initial value
         elif event.select.has_class("kind"):
             self.follow_names()
             self.describe(event.select)
@@ -212,7 +256,7 @@ class SetupScreen(UsesApp, Screen[None]):
         N" for a person, else its temperament, numbered where seats would share a name
         (as `seats_from_text` names them)."""
         count = self.picked("#seat-count")
-        fields = [self.query_one(f"#name-{seat}", Input) for seat in range(self.seat_range[-1])]
+        fields = [name for _, name, _ in self.rows]
         own = [
             field.value.strip() not in ("", self.given[seat]) for seat, field in enumerate(fields)
         ]
@@ -225,16 +269,24 @@ class SetupScreen(UsesApp, Screen[None]):
             if not own[seat]:
                 self.given[seat] = field.value = names[seat]
 
+    def kind_of(self, seat: int) -> str:
+        """Who sits at `seat`: a row's list holds its value only once it is mounted, and
+        until then it is the one the row was made with."""
+        kind = self.rows[seat][2].value
+        if kind is Select.NULL or kind is Select.BLANK:
+            return HUMAN if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
+        return str(kind)
+
     def kind_name(self, seat: int) -> str:
-        kind = self.picked(f"#kind-{seat}")
+        kind = self.kind_of(seat)
         return f"Player {seat + 1}" if kind == HUMAN else str(kind)
 
     def table(self) -> TableSetup:
         count = self.picked("#seat-count")
         seats = []
-        for seat in range(count):
-            kind = self.picked(f"#kind-{seat}")
-            name = clean_name(self.query_one(f"#name-{seat}", Input).value, f"Seat {seat + 1}")
+        for seat, (_, field, _) in enumerate(self.rows[:count]):
+            kind = self.kind_of(seat)
+            name = clean_name(field.value, f"Seat {seat + 1}")
             seats.append(Seat(name, None if kind == HUMAN else kind))
         seed_text = self.query_one("#seed", Input).value
         seed = int(seed_text) if seed_text else int.from_bytes(os.urandom(4), "big")

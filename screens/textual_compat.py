@@ -20,23 +20,26 @@ from rich.text import Text
 from textual._compositor import CompositorUpdate
 from textual._xterm_parser import XTermParser
 from textual.app import App
+from textual.cache import FIFOCache
 from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 from textual.events import Key
 from textual.keys import Keys
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import _footer
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from textual import events
     from textual.css.model import RuleSet
-    from textual.dom import DOMNode
     from textual.screen import Screen
     from textual.widget import Widget
     from textual.widgets import Footer
 
 __all__ = [
     "FooterKey",
+    "KeepsComponentNodes",
     "LeavesOutDefaultCSS",
     "OneLineCrash",
     "ParseHookStylesheet",
@@ -47,6 +50,7 @@ __all__ = [
     "is_exiting",
     "keep_process_streams",
     "key_disabled",
+    "lazy_strip_caches",
     "on_each_frame",
     "set_key_disabled",
     "start_with_theme",
@@ -269,6 +273,70 @@ class ParseHookStylesheet(Stylesheet):
         return stylesheet
 
 
+_NOTHING = DOMNode()
+"""Lends every component node the parts it never uses: an empty list of children
+(`_nodes`), a message signal (`message_signal`), timers (`_timers`), a query cache
+(`_query_one_cache`), disabled messages (`_disabled_messages`) and bindings (`_bindings`)."""
+
+
+def component_node(component: str) -> DOMNode:
+    """A node for styling one component class, as Textual makes one, but sharing the
+    parts it never uses (see `_NOTHING`): it is never mounted, has no children, receives
+    no messages, holds no focus. Those parts were about half its 6.5 KiB, for each of
+    about 80 such nodes in a session (two for every footer key)."""
+    node = DOMNode(classes=component)
+    node._nodes = _NOTHING._nodes
+    node.message_signal = _NOTHING.message_signal
+    node._timers = _NOTHING._timers
+    node._query_one_cache = _NOTHING._query_one_cache
+    node._disabled_messages = _NOTHING._disabled_messages
+    node._bindings = _NOTHING._bindings
+    return node
+
+
+class KeepsComponentNodes(Stylesheet):
+    """Textual's Stylesheet, restyling a widget's component classes (`option-list--option`,
+    `footer-key--key`, ...) in the nodes it made for them last time, instead of new ones.
+
+    Textual styles each component class of a widget through a "virtual" node of its own
+    (a whole `DOMNode`, about 6.5 KiB with its styles, bindings and signals) and makes new
+    ones every time the widget is styled again: each screen push or pop, focus change or
+    class change restyles every widget on the screen. The old nodes hold themselves in
+    cycles, so they wait for a full collection; on the SSH host, where every session's
+    garbage waits for the same one, they were a good part of a session's memory.
+
+    `_process_component_classes` is Textual 8.2.8's own, but for the kept node (the
+    component's styles' node while it is still this widget's) and for how it tells that
+    the component's styles changed (their rules before and after, where Textual compares
+    the old styles with the new node's: kept, they are the same object). It reads
+    `DOMNode._get_component_classes` and `_component_styles`, and attaches a new node with
+    `_attach`, as the original does (a lighter one: `component_node`); `_parent` says
+    whose a kept node is."""
+
+    def _process_component_classes(self, node: DOMNode) -> None:
+        component_classes = node._get_component_classes()
+        if component_classes:
+            refresh_node = False
+            old_component_styles = node._component_styles.copy()
+            node._component_styles.clear()
+            for component in sorted(component_classes):
+                old = old_component_styles.get(component)
+                virtual_node = old.node if old is not None else None
+                if virtual_node is not None and virtual_node._parent is node:
+                    before = virtual_node.styles.base.get_rules()
+                    self.apply(virtual_node, animate=False)
+                    changed = before != virtual_node.styles.base.get_rules()
+                else:
+                    virtual_node = component_node(component)
+                    virtual_node._attach(node)
+                    self.apply(virtual_node, animate=False)
+                    changed = old != virtual_node.styles
+                refresh_node = refresh_node or changed
+                node._component_styles[component] = virtual_node.styles
+            if refresh_node:
+                node.refresh()
+
+
 def keep_process_streams(app: App[Any]) -> None:
     """Have `app` leave the process's `sys.stdout` and `sys.stderr` alone. An App
     redirects them to captures of its own (`App._capture_stdout`, `_capture_stderr`)
@@ -277,6 +345,72 @@ def keep_process_streams(app: App[Any]) -> None:
     Capturing to the streams themselves makes every swap a no-op."""
     app._capture_stdout = sys.stdout  # type: ignore[assignment]
     app._capture_stderr = sys.stderr  # type: ignore[assignment]
+
+
+STRIP_CACHES = {
+    "_divide_cache": 4,
+    "_crop_cache": 16,
+    "_style_cache": 16,
+    "_filter_cache": 4,
+    "_line_length_cache": 4,
+    "_crop_extend_cache": 4,
+    "_offsets_cache": 4,
+}
+"""The caches Textual 8.2.8's `Strip.__init__` makes for every strip, with their sizes."""
+
+
+class _CacheWhenUsed:
+    """A Strip slot holding one of its caches, made the first time it is used: the slot's
+    own descriptor (`member`) keeps the value, as before."""
+
+    __slots__ = ("member", "size")
+
+    def __init__(self, member: Any, size: int) -> None:
+        self.member = member
+        self.size = size
+
+    def __get__(self, strip: Strip | None, owner: type | None = None) -> Any:
+        if strip is None:
+            return self
+        try:
+            return self.member.__get__(strip, owner)
+        except AttributeError:
+            cache: FIFOCache[Any, Any] = FIFOCache(self.size)
+            self.member.__set__(strip, cache)
+            return cache
+
+    def __set__(self, strip: Strip, value: Any) -> None:
+        self.member.__set__(strip, value)
+
+
+TEXTUAL_STRIP_INIT = Strip.__init__
+"""Textual's own `Strip.__init__` (tests check that `_strip_init` still matches it)."""
+
+
+def _strip_init(self: Strip, segments: Any, cell_length: int | None = None) -> None:
+    """Textual 8.2.8's `Strip.__init__`, less its seven caches (see `lazy_strip_caches`)."""
+    self._segments = list(segments)
+    self._cell_length = cell_length
+    self._render_cache = None
+    self._link_ids = None
+    self._cell_count = None
+
+
+def lazy_strip_caches() -> None:
+    """Have every `Strip` (a line of a drawing) in the process make each of its seven
+    caches (`Strip._crop_cache` and the others, FIFOCaches) only when it is first used,
+    instead of all seven as it is made.
+
+    A Textual app holds its drawings as strips (the lines each widget last drew, and
+    what was cut from them), about a thousand per SSH session at a table, most never
+    cropped or restyled again: their empty caches were a fifth of a session's memory
+    and a good part of the garbage it leaves for the collector. The strips behave as
+    before; a cache is made at its first use. Idempotent; the SSH host turns it on."""
+    if Strip.__init__ is _strip_init:
+        return
+    for name, size in STRIP_CACHES.items():
+        setattr(Strip, name, _CacheWhenUsed(Strip.__dict__[name], size))
+    Strip.__init__ = _strip_init  # type: ignore[method-assign]
 
 
 # --- an unhandled exception (cantina/app/__init__.py) --------------------------------------

@@ -82,6 +82,20 @@ PIECES = [
     Piece("textual._compositor:CompositorUpdate.render_segments", params=("self", "console")),
     Piece("textual.screen:Screen._compositor", instance=True),
     Piece("textual._compositor:Compositor.visible_widgets"),
+    *(
+        Piece(f"textual.strip:Strip.{name}")
+        for name in (*compat.STRIP_CACHES, "_segments", "_cell_length", "_render_cache")
+    ),
+    Piece("textual.strip:Strip._link_ids"),
+    Piece("textual.strip:Strip._cell_count"),
+    Piece("textual.dom:DOMNode._get_component_classes"),
+    Piece("textual.dom:DOMNode._component_styles", instance=True),
+    Piece("textual.dom:DOMNode._attach", params=("self", "parent")),
+    Piece("textual.dom:DOMNode._parent"),
+    *(
+        Piece(f"textual.dom:DOMNode.{name}", instance=True)
+        for name in ("_nodes", "_timers", "_query_one_cache", "_disabled_messages", "_bindings")
+    ),
 ]
 
 INSTANCES: dict[str, Callable[[type], Any]] = {
@@ -91,6 +105,7 @@ INSTANCES: dict[str, Callable[[type], Any]] = {
     "Screen": lambda cls: cls(),
     "Footer": lambda cls: cls(),
     "XTermParser": lambda cls: cls(),
+    "DOMNode": lambda cls: cls(),
 }
 """How to make an instance of an owner whose instances carry a private attribute."""
 
@@ -155,6 +170,11 @@ COPIES = {
     "textual.app:App._watch_theme": ("585f469c9ae8ca2d", "start_with_theme"),
     "textual.css.stylesheet:Stylesheet.reparse": ("d84aac4b3e199dd5", "ParseHookStylesheet"),
     "textual.css.stylesheet:Stylesheet.copy": ("6df8af9e22f04c35", "ParseHookStylesheet"),
+    "textual.css.stylesheet:Stylesheet._process_component_classes": (
+        "2b4c7f88ca615c32",
+        "KeepsComponentNodes",
+    ),
+    "screens.textual_compat:TEXTUAL_STRIP_INIT": ("b7f54386d0354060", "_strip_init"),
 }
 """Textual code the compat module copies, with a digest of the original's source."""
 

@@ -21,7 +21,7 @@ from screens.backroom import LobbyScreen
 from screens.game_screens import screen_for
 from screens.stylesheets import stylesheets
 from screens.table import TableScreen
-from screens.textual_compat import keep_process_streams
+from screens.textual_compat import keep_process_streams, lazy_strip_caches
 
 log = logging.getLogger("cantina.ssh")
 
@@ -95,6 +95,8 @@ class HostedApp(CantinaApp):
         )
         # Many apps share the process: none may leave its stdout swapped for its own.
         keep_process_streams(self)
+        # Strips make their caches when first used: most of a session's never are.
+        lazy_strip_caches()
         # Parse each stylesheet once for the host, not once per session (see styles.py).
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
         self.up = False

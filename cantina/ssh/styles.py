@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from screens.textual_compat import ParseHookStylesheet
+from screens.textual_compat import KeepsComponentNodes, ParseHookStylesheet
 
 MAX_SHARED = 1024
 _shared: dict[tuple[Any, ...], list[Any]] = {}
 
 
-class SharedStylesheet(ParseHookStylesheet):
+class SharedStylesheet(KeepsComponentNodes, ParseHookStylesheet):
     """A Stylesheet whose parsed rules come from, and go to, the host-wide store (its
-    reparse and copy are sheets of this class too, so they share as well)."""
+    reparse and copy are sheets of this class too, so they share as well), and which
+    restyles widgets' component classes in place (see KeepsComponentNodes)."""
 
     def __init__(self, *, variables: dict[str, str] | None = None) -> None:
         super().__init__(variables=variables)
