@@ -15,6 +15,7 @@ from cantina.ssh.keys import (
     read_authorized_keys,
 )
 from cantina.ssh.server import Host, HostOptions
+from cantina.store.memory import StoreAway
 
 
 def tune_collector() -> None:
@@ -53,6 +54,9 @@ async def run_host(options: HostOptions, ready=None, *, tune_gc: bool = True) ->
     if options.guests:
         print("cantina: --guests: clients without a key are admitted", flush=True)
     print(f"cantina: {settings_line(options)}", flush=True)
+    if options.store:
+        kept = len(host.lobby.tables) if host.lobby is not None else 0
+        print(f"cantina: tables kept in {options.store}; {kept} taken up", flush=True)
     if ready is not None:
         ready(host)
     try:
@@ -101,5 +105,8 @@ def serve(options: HostOptions) -> int:
         return 1
     except (OSError, ValueError) as err:
         print(f"cantina: {err}", file=sys.stderr)
+        return 1
+    except StoreAway as err:
+        print(f"cantina: --store {options.store}: Redis cannot be reached ({err})", file=sys.stderr)
         return 1
     return 0
