@@ -49,7 +49,7 @@ log = logging.getLogger("cantina.lobby")
 STORE_AWAY = (
     "The table store (Redis) is out of reach: the table waits for it, and no decision is lost."
 )
-STORE_BACK = "The table store is back: play goes on."
+STORE_BACK = "Redis is back: play goes on."
 
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Join codes: no 0/O, 1/I/L to misread."""
