@@ -70,6 +70,7 @@ class RedisStore:
         self.client = client
         self.prefix = prefix
         self.available = True
+        self._reached = False
         self._listeners: list[StatusListener] = []
         self._append = client.register_script(APPEND)
         self._waiting: dict[str, TableRecord | None] = {}
@@ -91,7 +92,7 @@ class RedisStore:
                 retry=Retry(NoBackoff(), 0),
             )
         except (ValueError, RedisError) as err:
-            raise ValueError(f"--store {url}: {err}") from None
+            raise ValueError(f"--store: the address cannot be read ({err})") from None
         return cls(client)
 
     # --- keys ------------------------------------------------------------------------------
@@ -114,7 +115,8 @@ class RedisStore:
     def _status(self, available: bool) -> None:
         if available != self.available:
             self.available = available
-            log.warning("redis is %s", "back" if available else "out of reach")
+            if self._reached:  # not before it ever answered: the host says so as it starts
+                log.warning("redis is %s", "back" if available else "out of reach")
             for listener in list(self._listeners):
                 try:
                     listener(available)
@@ -128,6 +130,7 @@ class RedisStore:
             self._status(False)
             raise StoreAway(str(err) or type(err).__name__) from None
         self._status(True)
+        self._reached = True
         return result
 
     async def ping(self) -> None:
