@@ -108,7 +108,7 @@ async def test_the_log_rebuilds_the_table_and_its_ai_dice() -> None:
     try:
         for game in (1, 2):
             while dealer.turn.kind != OVER or dealer.table.number != game:
-                await until(lambda: dealer.turn.kind in (ASKING, OVER) and not dealer._chosen)
+                await until(lambda: dealer.turn.kind in (ASKING, OVER))
                 if dealer.turn.kind == ASKING:
                     before = len(dealer.table.moves)
                     dealer.pick(ana, rng.choice(dealer.turn.decision.options))
