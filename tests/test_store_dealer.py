@@ -17,7 +17,7 @@ from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup
-from cantina.store.memory import InProcessStore, Journal, StoreAway
+from cantina.store.memory import InProcessStore, Journal, StoreAway, TableLost
 from cantina.store.records import Entry
 
 FAST = Pace(beat=0, roll=0)
@@ -119,5 +119,25 @@ async def test_the_log_rebuilds_the_table_and_its_ai_dice() -> None:
         rebuilt = replay(store.logs["T"])
         assert rebuilt.number == 2 and rebuilt.log == dealer.table.log
         assert rebuilt.ai_dice.state() == dealer.table.ai_dice.state()
+    finally:
+        dealer.close()
+
+
+async def test_a_table_the_store_lost_stops_saying_so() -> None:
+    """A store emptied under a table (a Redis started again without its data): the
+    next decision is not applied, and the table stops with a line that says why."""
+    store = InProcessStore(durable=True)
+    dealer, ana = dealt(store)
+    try:
+        await until(lambda: dealer.turn.kind == ASKING)
+        moves = len(dealer.table.moves)
+        store.drop("T")
+        store.logs["T"] = []  # a version behind this host's, and nothing to catch up on
+        assert moves > 0  # the AI seats played first (this seed): the store lost them
+        dealer.pick(ana, dealer.turn.decision.options[0])
+        await until(lambda: dealer.failure is not None)
+        assert isinstance(dealer.failure, TableLost)
+        assert len(dealer.table.moves) == moves
+        assert "no longer has this table" in dealer.notices[-1]
     finally:
         dealer.close()

@@ -28,6 +28,10 @@ class StoreAway(Exception):
     it was (a lost answer), so the same call may be made again."""
 
 
+class TableLost(ValueError):
+    """The store has lost a table a host still plays (a Redis emptied meanwhile)."""
+
+
 class TableStore(Protocol):
     """Where shared tables are kept (see the module's notes)."""
 
@@ -140,5 +144,10 @@ class Journal:
             self.version += 1
             return [entry], True
         landed = await self.store.entries(self.code, self.version)
+        if not landed:  # refused, yet nobody got there first: the table is not there
+            raise TableLost(
+                "the table store no longer has this table (was its Redis started again"
+                " without its data?), so it cannot go on"
+            )
         self.version += len(landed)
         return landed, any(e.id == entry.id for e in landed)
