@@ -16,6 +16,7 @@ import test_ssh
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
 from ssh_clients import OpenSSH
 from test_ssh import Keys, needs_openssh, set_a_shared_table, take_turns
+from test_ssh_tables import REJOIN_CODE, guest
 
 from cantina.dealer import apply_entry
 from cantina.live import LiveTable
@@ -33,7 +34,9 @@ own_config = test_ssh.own_config
 ROOT = Path(__file__).resolve().parent.parent
 
 
-async def serve(keys: Keys, port: int, url: str) -> tuple[asyncio.subprocess.Process, str]:
+async def serve(
+    keys: Keys, port: int, url: str, *more: str
+) -> tuple[asyncio.subprocess.Process, str]:
     """`cantina serve --store URL` as a process of its own; what it said as it started."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -50,6 +53,7 @@ async def serve(keys: Keys, port: int, url: str) -> tuple[asyncio.subprocess.Pro
         "600",
         "--store",
         url,
+        *more,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -192,3 +196,57 @@ async def test_a_redis_away_for_a_few_seconds_holds_the_table_and_play_goes_on(
         alice.kill()
         bob.kill()
         await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_guest_takes_their_seat_back_by_rejoin_code_after_the_host_was_killed(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """bob, a guest, is shown his rejoin code; the host is killed with -9 mid-game and
+    started again. alice comes back by her key, bob (a new guest now) by typing his code:
+    both at their seats, the same decision asked, and the game goes on from there."""
+    port = free_port()
+    store = RedisStore.from_url(redis_server.url)
+    host, _ = await serve(keys, port, redis_server.url, "--guests")
+    clients: list[OpenSSH] = []
+    try:
+        alice = await OpenSSH.start(keys.player, port, "-tt", user="alice")
+        bob = await guest(keys, port, "bob")
+        clients += [alice, bob]
+        code = await set_a_shared_table(alice, bob)
+        await bob.expect("your rejoin code")
+        found = REJOIN_CODE.search(bob.text)
+        assert found, bob.text[-500:]
+        rejoin = found.group(1)
+        players = {"alice": alice, "bob": bob}
+        await take_turns(players)
+        asked = await next_offer(players, {name: ssh.mark() for name, ssh in players.items()})
+        before = [e.id for e in await store.entries(code)]
+
+        host.kill()
+        await host.wait()
+        for client in clients:
+            client.kill()
+        host, said = await serve(keys, port, redis_server.url, "--guests")
+        assert "1 taken up" in said
+
+        alice = await OpenSSH.start(keys.player, port, "-tt", user="alice")
+        bob = await guest(keys, port, "bob")
+        clients += [alice, bob]
+        await bob.expect("shared tables")
+        bob.send("j")
+        await asyncio.sleep(0.5)  # the focus moves to the code field
+        bob.send(rejoin.lower() + "\r")
+        players = {"alice": alice, "bob": bob}
+        await players[asked].expect(f"{asked}, call Val or Des", timeout=30)
+        assert [e.id for e in await store.entries(code)] == before
+        await take_turns(players, since={"alice": 0, "bob": 0})
+        after = [e.id for e in await store.entries(code)]
+        assert after[: len(before)] == before and len(set(after)) == len(after) > len(before)
+    finally:
+        for client in clients:
+            client.kill()
+        if host.returncode is None:
+            host.kill()
+            await host.wait()
+        await store.close()
