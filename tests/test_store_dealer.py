@@ -15,6 +15,7 @@ from cantina.dealer import ASKING, OVER, Dealer, Place, apply_entry
 from cantina.games.table import IllegalAction
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
+from cantina.lobby import Lobby, Player
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup
 from cantina.store.memory import InProcessStore, Journal, StoreAway, TableLost
@@ -141,3 +142,27 @@ async def test_a_table_the_store_lost_stops_saying_so() -> None:
         assert "no longer has this table" in dealer.notices[-1]
     finally:
         dealer.close()
+
+
+async def test_a_waiting_table_read_back_waits_a_while_for_its_people() -> None:
+    """A table still filling up when the host stopped is read back with its seats; the
+    sweep (which closes a waiting table whose people have all gone) leaves it for the
+    lobby's `empty_after`, so its people can come back, then closes it, and the store
+    forgets it."""
+    store = InProcessStore(durable=True)
+    first = Lobby(store=store)
+    table = first.create(
+        TableSetup("valdes", ValDesSettings(seats=2), (Seat("A"), Seat("B")), 3),
+        Player("key:ana", "Ana"),
+    )
+    first.close_all()
+    assert table.code in store.records
+    again = Lobby(store=store, empty_after=0.3)
+    assert await again.restore() == [table.code]
+    back = again.tables[table.code]
+    assert not back.started and back.seated == {0: Player("key:ana", "Ana")}
+    again.sweep()
+    assert table.code in again.tables
+    await asyncio.sleep(0.4)
+    again.sweep()
+    assert table.code not in again.tables and table.code not in store.records
