@@ -1,7 +1,8 @@
 """The dealer of a table kept in a durable store (here the in-memory one, made durable, so
 no Redis is needed): a decision is applied only once the store took it, waits while the
 store is away, is applied once when its answer was lost, and the log rebuilds the table,
-the AI's own dice included."""
+the AI's own dice included; a table the store lost stops saying so; a waiting
+table read back by the lobby waits a while for its people."""
 
 from __future__ import annotations
 
