@@ -141,6 +141,15 @@ def startups(text: str) -> tuple[int, int, int]:
     return start, rate, full
 
 
+def store_url(text: str) -> str:
+    """`memory`, or the address of a Redis: redis://, rediss:// or unix://."""
+    if text == "memory" or text.startswith(("redis://", "rediss://", "unix://")):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{shown(text)} is neither memory nor a redis://HOST:PORT/DB address"
+    )
+
+
 def not_empty(text: str) -> str:
     """An argparse type: any text but none at all (an empty path would mean `.`)."""
     if not text.strip():
@@ -351,6 +360,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="connections not yet logged in, over all addresses: from START on, a new one "
         "is refused with a chance of RATE percent, rising to certain at FULL (OpenSSH's "
         "MaxStartups; default 16:30:64)",
+    )
+    serve.add_argument(
+        "--store",
+        metavar="URL",
+        type=store_url,
+        default="memory",
+        help="where shared tables are kept: memory (the default; they end with the host) "
+        "or redis://HOST:PORT/DB, where they outlive the host",
     )
     for sub in (parser, play, campaigns, resume, replay, serve):
         sub.add_argument(

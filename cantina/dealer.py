@@ -9,6 +9,11 @@ recorded move (a replay), or, once a player has been away past the grace, the st
 AI's. Screens `follow` it, draw the table's log up to `shown` and the state as it stood
 then (`LiveTable.state_at`), and forward a person's picks; they decide nothing about
 turns. Nothing here imports textual.
+
+At a table kept in a durable store (`--store redis://…`) the dealer has the table's
+`Journal`: each decision, a person's or an AI's, is recorded there first, under the
+version the table is at, and applied only once the store took it; while the store is out
+of reach it waits (nothing is lost, nothing is applied twice; see `_record`).
 """
 
 from __future__ import annotations
@@ -21,10 +26,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from cantina.ai.temperament import temperament
+from cantina.games.dice import Dice, DiceState
 from cantina.games.table import Action, Decision, IllegalAction, Move
 from cantina.live import LiveTable
 from cantina.narration import Narrator
 from cantina.pace import Pace
+from cantina.store.memory import Journal, StoreAway
+from cantina.store.records import Entry, entry_move, move_entry, next_game_entry
 
 log = logging.getLogger("cantina.dealer")
 
@@ -34,6 +42,8 @@ screen has drawn what came before while the thinking thread does not yet share t
 interpreter with them."""
 FAILED_AI_WAIT = 5.0
 """Seconds before an AI that failed is asked again."""
+STORE_RETRY = 0.5
+"""Seconds between tries of a decision the table's store could not take (it is away)."""
 
 SHOWING = "showing"
 """Events are being shown; nobody is asked yet."""
@@ -93,6 +103,7 @@ class Dealer:
         grace: float | None = None,
         stand_in: str = "Cautious",
         think_gap: float = THINK_GAP,
+        journal: Journal | None = None,
     ) -> None:
         self.table = table
         self.pace = pace if pace is not None else Pace()
@@ -125,6 +136,15 @@ class Dealer:
         self._task: asyncio.Task[None] | None = None
         self._narrate = Narrator(table.setup.names)
         self._unlisten = table.listen(lambda _events: self._wake())
+        self.journal = journal
+        """Where each decision is recorded before it is applied, if the table is kept in
+        a durable store (None: applied at once, kept nowhere)."""
+        self._chosen: tuple[int, Move | None] | None = None
+        """A person's decision (None: the next game) on its way to the journal, with the
+        version of the table it was made at."""
+        self._ai_dice_moved = False
+        """An AI has thought since the last recorded decision: the next one carries the
+        AI's dice, so a table rebuilt from its log chooses as this one would."""
 
     # --- life ------------------------------------------------------------------------------
 
@@ -196,6 +216,11 @@ class Dealer:
         """The game's state as its viewers have been shown it so far."""
         return self.table.state_at(self.shown)
 
+    def caught_up(self) -> None:
+        """Count everything the table holds as shown: a table rebuilt from its log, whose
+        players saw it all before the host restarted."""
+        self._shown = len(self.table.log)
+
     def _notify(self) -> None:
         for follower, _ in list(self._followers.values()):
             try:
@@ -222,7 +247,15 @@ class Dealer:
             raise IllegalAction(f"seat {decision.seat} is an AI seat")
         if self.shown < len(table.log) or self.turn.kind == SHOWING:
             raise IllegalAction("the table is still showing what happened")
-        table.submit(decision.seat, action)
+        if self.journal is None:
+            table.submit(decision.seat, action)
+            return
+        if self._chosen is not None:
+            raise IllegalAction("your last choice is still being recorded")
+        if action not in decision.options:
+            raise IllegalAction("that is not one of the choices on offer")
+        self._chosen = (self.journal.version, Move(decision.seat, action))
+        self._wake()  # the dealer's loop records it, then applies it
 
     def hurry(self, place: Place) -> None:
         """Show what is in progress at once and let the AI seats act without a beat,
@@ -241,6 +274,13 @@ class Dealer:
             raise ValueError("a replay has no next game")
         if self.table.number != after:
             return False
+        if self.journal is not None:
+            if self.table.game.pending is not None:
+                raise ValueError("the current game is not over yet")
+            if self._chosen is None:
+                self._chosen = (self.journal.version, None)
+                self._wake()
+            return True
         self.table.next_game()
         self._new_game()
         self._notify()
@@ -313,7 +353,9 @@ class Dealer:
                 if self.table.number != self._number:  # begun without us (a campaign, say)
                     self._new_game()
                     self._notify()
-                if self.shown < len(self.table.log):
+                if self._chosen is not None:
+                    await self._record_chosen()
+                elif self.shown < len(self.table.log):
                     await self._show()
                 else:
                     await self._decide()
@@ -413,6 +455,7 @@ class Dealer:
             return  # a person chose, or came back to the seat, meanwhile
         loop = asyncio.get_running_loop()
         thought = loop.run_in_executor(None, table.ai_move, table.game.clone())
+        self._ai_dice_moved = True
         await self._pause(self.pace.beat - self.think_gap)
         try:
             action = await thought
@@ -424,10 +467,66 @@ class Dealer:
         decision = table.game.pending
         if self._moved(before) or self.closed or decision is None or decision.seat != seat:
             return  # overtaken: a person chose meanwhile
-        if not self._ai_plays(seat):
+        if not self._ai_plays(seat) or self._chosen is not None:
             return  # its player came back meanwhile: they choose
-        table.submit(seat, action)
+        if self.journal is None:
+            table.submit(seat, action)
+        else:
+            await self._record(move_entry(Move(seat, action), self._ai_dice()))
 
     def _ai_plays(self, seat: int) -> bool:
         """Whether the AI chooses for `seat` now: an AI seat, or one the stand-in plays."""
         return not self.table.setup.seats[seat].human or seat in self.standing_in
+
+    # --- the table's store -----------------------------------------------------------------
+
+    def _ai_dice(self) -> DiceState | None:
+        """The AI's dice for the next entry, if an AI has thought since the last one."""
+        if not self._ai_dice_moved:
+            return None
+        self._ai_dice_moved = False
+        return self.table.ai_dice.state()
+
+    async def _record_chosen(self) -> None:
+        """Record and apply the decision a person made (or the next game they began),
+        unless the table moved on since it was made."""
+        assert self._chosen is not None and self.journal is not None
+        version, move = self._chosen
+        try:
+            if version != self.journal.version:
+                self.notice("A choice came too late: the table had moved on, so it was not made.")
+                return
+            dice = self._ai_dice()
+            entry = next_game_entry(dice) if move is None else move_entry(move, dice)
+            await self._record(entry)
+        finally:
+            self._chosen = None
+
+    async def _record(self, entry: Entry) -> bool:
+        """Record `entry` in the journal, then apply what the store took: the same entry,
+        tried again while the store is away (nothing is applied meanwhile); whether it was
+        taken (not: the table had moved on, and what moved it is applied instead)."""
+        assert self.journal is not None
+        while True:
+            try:
+                landed, accepted = await self.journal.record(entry)
+                break
+            except StoreAway:
+                await asyncio.sleep(STORE_RETRY)  # the lobby tells every table it is away
+        for item in landed:
+            apply_entry(self.table, item, own=item.id == entry.id)
+        if not accepted:
+            self.notice("A choice came too late: the table had moved on, so it was not made.")
+        return accepted
+
+
+def apply_entry(table: LiveTable, entry: Entry, *, own: bool = False) -> None:
+    """Apply one recorded decision to `table` (ValueError or IllegalAction when the log
+    is damaged); the AI's dice as recorded, unless this dealer's own AI made them so."""
+    if entry.next_game:
+        table.next_game()
+    else:
+        move = entry_move(table.setup.game, entry)
+        table.submit(move.seat, move.action)
+    if entry.ai_dice is not None and not own:
+        table.ai_dice = Dice.from_state(entry.ai_dice)

@@ -8,12 +8,18 @@ while a screen of theirs follows it, and a table nobody holds closes (`Lobby.swe
 
 A guest has no key to come back with: each seat of a guest has a rejoin code, shown on
 their screen, that puts a new connection back in that seat (`Lobby.rejoin`).
+
+With a durable store (`cantina.store`, `--store redis://…`) the lobby keeps each table's
+setup and seats there as they change, its dealer records every decision there, and a host
+that starts again reads the open tables back (`Lobby.restore`), each rebuilt from its
+seed and its decisions. Who is connected, presence and the chat stay in the host.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -23,12 +29,28 @@ import msgspec
 from cantina.ai.temperament import temperament
 from cantina.campaign.errors import explain
 from cantina.chat import ChatRates, ChatRoom
-from cantina.dealer import Dealer, Pace, Place
+from cantina.dealer import Dealer, Pace, Place, apply_entry
+from cantina.games.table import IllegalAction
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
+from cantina.store.memory import InProcessStore, Journal, TableStore
+from cantina.store.records import (
+    SeatedRecord,
+    StoredTable,
+    TableRecord,
+    decode_setup,
+    encode_setup,
+)
 
 if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
+
+log = logging.getLogger("cantina.lobby")
+
+STORE_AWAY = (
+    "The table store (Redis) is out of reach: the table waits for it, and no decision is lost."
+)
+STORE_BACK = "Redis is back: play goes on."
 
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Join codes: no 0/O, 1/I/L to misread."""
@@ -92,6 +114,9 @@ class SharedTable:
     """Each guest's seat's rejoin code (a keyed player comes back by their key)."""
     empty_since: float | None = None
     """When the last screen stopped following the started table, if none follows now."""
+    held_until: float = 0.0
+    """A table read back from the store as the host started is not swept as left by
+    everyone before then: its people need a moment to come back."""
 
     @property
     def live(self) -> LiveTable | None:
@@ -164,8 +189,12 @@ class Lobby:
         tables_per_player: int = TABLES_PER_PLAYER,
         empty_after: float = EMPTY_AFTER,
         rejoin_tries: int = REJOIN_TRIES,
+        store: TableStore | None = None,
     ) -> None:
         self.tables: dict[str, SharedTable] = {}
+        self.store: TableStore = store if store is not None else InProcessStore()
+        """Where the tables are kept: only the host's memory, by default."""
+        self.store.on_status(self._store_status)
         self.away_grace = away_grace
         """Seconds an absent player's seat waits before the stand-in AI plays it."""
         self.pace = pace if pace is not None else Pace()
@@ -294,6 +323,7 @@ class Lobby:
                 self.close(other)
         self._sit(table, table.human_seats[0], creator)
         self.tables[table.code] = table
+        self._keep(table)
         return table
 
     def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
@@ -317,6 +347,7 @@ class Lobby:
             raise ValueError("that table has no free seat; you may watch it")
         seat = table.free_seats[0]
         self._sit(table, seat, player)
+        self._keep(table)
         return seat
 
     def watch(self, table: SharedTable, player: Player) -> None:
@@ -378,6 +409,7 @@ class Lobby:
         table.absent.pop(seat, None)
         if table.creator.identity == before.identity:
             table.creator = table.seated[seat]
+        self._keep(table)
         return table
 
     def leave_unstarted(self, table: SharedTable, player: Player) -> None:
@@ -393,8 +425,10 @@ class Lobby:
             table.campaign is not None and player.identity == table.creator.identity
         ):
             self.close(table)  # a campaign is its owner's: nobody else may start it
-        elif table.creator.identity == player.identity:
-            table.creator = table.seated[min(table.seated)]
+        else:
+            if table.creator.identity == player.identity:
+                table.creator = table.seated[min(table.seated)]
+            self._keep(table)
 
     def sweep(self, empty_after: float | None = None) -> None:
         """Close the tables nobody holds (the host looks every second): one not started
@@ -405,6 +439,8 @@ class Lobby:
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
             if table.dealer is None:
+                if now < table.held_until:
+                    continue
                 if not any(self.here(p.identity) for p in table.seated.values()):
                     self.close(table)
             elif table.dealer.followed:
@@ -426,10 +462,16 @@ class Lobby:
         else:
             live = LiveTable(self._seat_people(table))
         table.setup = live.setup
+        kept = self.store.durable and table.campaign is None
         dealer = table.dealer = Dealer(
-            live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in
+            live,
+            pace=self.pace,
+            grace=self.away_grace,
+            stand_in=table.stand_in,
+            journal=Journal(self.store, table.code) if kept else None,
         )
         dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
+        self._keep(table)
         if table.campaign is not None:
             table.campaign.on_error = lambda err: dealer.notice(
                 f"The campaign could not be saved ({explain(err)}); the next move tries again."
@@ -462,8 +504,12 @@ class Lobby:
             seats.append(seat)
         return msgspec.structs.replace(table.setup, seats=tuple(seats))
 
-    def close(self, table: SharedTable) -> None:
+    def close(self, table: SharedTable, *, keep: bool = False) -> None:
+        """Close a table here; the store forgets it too, unless `keep` (the host stops,
+        and starts again with it)."""
         self.tables.pop(table.code, None)
+        if not keep and self.store.durable:
+            self.store.drop(table.code)
         if table.dealer is not None:
             table.dealer.close()
         if table.campaign is not None:  # saved after every move; let other cantinas at it
@@ -471,8 +517,67 @@ class Lobby:
             table.campaign = None
 
     def close_all(self) -> None:
+        """The host stops: every table ends here, and one kept in a durable store stays
+        there, for the host to take up again when it starts."""
         for table in list(self.tables.values()):
-            self.close(table)
+            self.close(table, keep=True)
+
+    # --- the store -------------------------------------------------------------------------
+
+    def _keep(self, table: SharedTable) -> None:
+        """Keep the table's setup and seats in a durable store (a campaign's table is
+        kept by its own save, after every decision, and not here)."""
+        if self.store.durable and table.campaign is None:
+            self.store.save(record_of(table))
+
+    def _store_status(self, available: bool) -> None:
+        """Tell every table kept in the store that it went away, or is back."""
+        for table in self.tables.values():
+            if table.dealer is not None and table.dealer.journal is not None:
+                table.dealer.notice(STORE_BACK if available else STORE_AWAY)
+
+    async def restore(self) -> list[str]:
+        """Read back the open tables of a durable store, each started one rebuilt from
+        its seed and its decisions, its dealer going on where it stood (StoreAway when the
+        store cannot be reached). A table that cannot be rebuilt is logged and left. The
+        codes of the tables restored."""
+        if not self.store.durable:
+            return []
+        held = asyncio.get_running_loop().time() + self.empty_after
+        for stored in await self.store.load():
+            try:
+                table = self._rebuilt(stored)
+            except (ValueError, IllegalAction) as err:
+                log.warning(
+                    "table %s cannot be rebuilt from the store: %s", stored.record.code, err
+                )
+                continue
+            table.held_until = held
+            self.tables[table.code] = table
+            if table.dealer is not None:
+                table.dealer.start()
+        return list(self.tables)
+
+    def _rebuilt(self, stored: StoredTable) -> SharedTable:
+        record = stored.record
+        setup = decode_setup(record.setup)
+        creator = Player(record.creator.identity, record.creator.name)
+        table = SharedTable(record.code, setup, creator, record.stand_in)
+        table.chat = ChatRoom(self.chat_rates)
+        table.seated = {seat: Player(p.identity, p.name) for seat, p in record.seated.items()}
+        table.rejoin = dict(record.rejoin)
+        if not record.started:
+            return table
+        live = LiveTable(setup)
+        for entry in stored.entries:
+            apply_entry(live, entry)
+        journal = Journal(self.store, record.code, len(stored.entries))
+        dealer = table.dealer = Dealer(
+            live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in, journal=journal
+        )
+        dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
+        dealer.caught_up()
+        return table
 
     def _new_code(self) -> str:
         while True:
@@ -486,3 +591,20 @@ class Lobby:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(REJOIN_LENGTH))
             if code not in taken:
                 return code
+
+
+def record_of(table: SharedTable) -> TableRecord:
+    """What a store keeps of a table: its setup (as played, once started) and seats."""
+
+    def seated(player: Player) -> SeatedRecord:
+        return SeatedRecord(player.identity, player.name)
+
+    return TableRecord(
+        code=table.code,
+        setup=encode_setup(table.setup),
+        creator=seated(table.creator),
+        stand_in=table.stand_in,
+        seated={seat: seated(p) for seat, p in table.seated.items()},
+        rejoin=dict(table.rejoin),
+        started=table.started,
+    )

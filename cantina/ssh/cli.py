@@ -33,6 +33,7 @@ def host_options(args: argparse.Namespace) -> HostOptions:
         away_grace=args.away_grace,
         tables_per_player=args.tables_per_player,
         save_dir=getattr(args, "save_dir", None),
+        store=None if args.store == "memory" else args.store,
     )
 
 

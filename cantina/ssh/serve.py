@@ -7,6 +7,7 @@ import gc
 import logging
 import socket
 import sys
+from urllib.parse import urlsplit, urlunsplit
 
 from cantina.ssh.keys import (
     fingerprint,
@@ -15,6 +16,7 @@ from cantina.ssh.keys import (
     read_authorized_keys,
 )
 from cantina.ssh.server import Host, HostOptions
+from cantina.store.memory import StoreAway
 
 
 def tune_collector() -> None:
@@ -53,6 +55,9 @@ async def run_host(options: HostOptions, ready=None, *, tune_gc: bool = True) ->
     if options.guests:
         print("cantina: --guests: clients without a key are admitted", flush=True)
     print(f"cantina: {settings_line(options)}", flush=True)
+    if options.store:
+        kept = len(host.lobby.tables) if host.lobby is not None else 0
+        print(f"cantina: tables kept in {shown_url(options.store)}; {kept} taken up", flush=True)
     if ready is not None:
         ready(host)
     try:
@@ -73,15 +78,26 @@ def settings_line(options: HostOptions) -> str:
     )
 
 
+def shown_url(url: str) -> str:
+    """A store's address as printed: without its password, if it has one."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    where = parts.netloc.rpartition("@")[2]
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return urlunsplit(parts._replace(netloc=user + where))
+
+
 def log_to_stderr() -> None:
     """The host's own view: each login, refusal and disconnect (logger `cantina.ssh`,
     INFO) as one line on stderr, with the time."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s cantina: %(message)s"))
-    logger = logging.getLogger("cantina.ssh")
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
+    for name in ("cantina.ssh", "cantina.store"):  # the store: Redis away, and back
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
 
 
 def serve(options: HostOptions) -> int:
@@ -101,5 +117,9 @@ def serve(options: HostOptions) -> int:
         return 1
     except (OSError, ValueError) as err:
         print(f"cantina: {err}", file=sys.stderr)
+        return 1
+    except StoreAway as err:
+        where = shown_url(options.store or "")
+        print(f"cantina: --store {where}: Redis cannot be reached ({err})", file=sys.stderr)
         return 1
     return 0

@@ -27,6 +27,8 @@ from cantina.pace import Pace
 from cantina.seating import clean_name
 from cantina.ssh.keys import fingerprint
 from cantina.ssh.limits import InputGate, Limits, early_drop
+from cantina.store.memory import InProcessStore, TableStore
+from cantina.store.redis_store import RedisStore
 from cantina.text import clean_text
 
 log = logging.getLogger("cantina.ssh")
@@ -88,6 +90,9 @@ class HostOptions:
     save_dir: Path | None = None
     """The host's campaign folder; each player's own campaigns go in a folder of theirs
     inside it (`players/`), named for their key, so nobody sees another's."""
+    store: str | None = None
+    """Where the shared tables are kept: `redis://HOST:PORT/DB`, or None for the host's
+    memory only (they end with the host)."""
 
 
 class Host:
@@ -108,12 +113,17 @@ class Host:
         self.sessions: set[Session] = set()
         self.by_address: Counter[str] = Counter()
         self.lobby: Lobby | None = None
+        self.store: TableStore = (
+            RedisStore.from_url(options.store) if options.store else InProcessStore()
+        )
+        """Where the shared tables are kept (ValueError for an address it cannot read)."""
         if options.lobby:
             pace = Pace(beat=options.pace)
             self.lobby = Lobby(
                 away_grace=options.away_grace,
                 pace=pace,
                 tables_per_player=options.tables_per_player,
+                store=self.store,
             )
         self.server: asyncssh.SSHAcceptor | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -218,6 +228,10 @@ class Host:
                 self.lobby.sweep(self.options.abandoned_after)
 
     async def start(self, host_key: asyncssh.SSHKey) -> None:
+        """Listen; first, with a durable store, take up the tables kept in it (StoreAway
+        when it cannot be reached)."""
+        if self.lobby is not None:
+            await self.lobby.restore()
         self.server = await asyncssh.create_server(
             lambda: Gate(self),
             self.options.host,
@@ -257,6 +271,7 @@ class Host:
             self.lobby.close_all()
         if tasks:
             await asyncio.wait(tasks, timeout=5)
+        await self.store.close()
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()

@@ -1,0 +1,99 @@
+"""What keeping a table in Redis adds to a decision: `Journal.record` (the versioned
+append, one Lua script round trip) timed decision by decision, with and without the AI's
+dice in the entry (an AI's decision carries them), against a redis-server of its own on
+127.0.0.1 with an append-only file fsynced as asked.
+
+    .venv/bin/python benchmarks/bench_store.py [--fsync everysec|always] [--tables 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+from cantina.games.table import Move
+from cantina.games.valdes import ValDesSettings
+from cantina.live import LiveTable
+from cantina.seating import Seat, TableSetup
+from cantina.store.memory import Journal
+from cantina.store.records import SeatedRecord, TableRecord, encode_setup, entry_move, move_entry
+from cantina.store.redis_store import RedisStore
+
+SETUP = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Bo")), 1)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def measure(store: RedisStore, tables: int, dice: bool) -> list[float]:
+    times: list[float] = []
+    for number in range(tables):
+        code = f"B{int(dice)}{number}"
+        creator = SeatedRecord("bench", "Ana")
+        setup = encode_setup(SETUP)
+        store.save(TableRecord(code=code, setup=setup, creator=creator, stand_in="Cautious"))
+        table, journal, rng = LiveTable(SETUP), Journal(store, code), random.Random(number)
+        while (decision := table.game.pending) is not None and len(table.moves) < 50:
+            action = rng.choice(decision.options)
+            entry = move_entry(Move(decision.seat, action), table.ai_dice.state() if dice else None)
+            start = time.perf_counter()
+            await journal.record(entry)
+            times.append(time.perf_counter() - start)
+            recorded = entry_move(SETUP.game, entry)
+            table.submit(recorded.seat, recorded.action)
+    return sorted(times)
+
+
+def at(times: list[float], share: float) -> float:
+    """The time (ms) below which `share` of the sorted `times` fall."""
+    return times[int(share * (len(times) - 1))] * 1000
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fsync", choices=("everysec", "always", "no"), default="everysec")
+    parser.add_argument("--tables", type=int, default=40)
+    args = parser.parse_args()
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("bench_store: redis-server is not installed")
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        server = subprocess.Popen(
+            [binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", folder, "--save", "",
+             "--appendonly", "yes", "--appendfsync", args.fsync],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            store = RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
+            for _ in range(100):
+                try:
+                    await store.ping()
+                    break
+                except Exception:
+                    await asyncio.sleep(0.05)
+            for dice in (False, True):
+                times = await measure(store, args.tables, dice)
+                print(
+                    f"fsync {args.fsync}, AI dice {'in' if dice else 'not in'} the entry: "
+                    f"{len(times)} decisions, p50 {at(times, 0.5):.3f} ms, "
+                    f"p95 {at(times, 0.95):.3f} ms, "
+                    f"max {times[-1] * 1000:.3f} ms"
+                )
+            await store.close()
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
