@@ -229,7 +229,7 @@ async def test_a_failed_autosave_at_a_shared_table_is_said_in_plain_words(tmp_pa
     at a local table, never the system's `[Errno 28] No space left on device: '/…'`."""
     import errno
 
-    store, path, session = open_campaign(tmp_path)
+    _store, path, session = open_campaign(tmp_path)
     lobby = Lobby(pace=INSTANT, away_grace=0)
     table = lobby.create(session.campaign.setup(), ALICE, campaign=session)
     dealer = lobby.start(table, ALICE)
