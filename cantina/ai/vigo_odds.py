@@ -116,6 +116,7 @@ __all__ = [
     "choice",
     "clear_memo",
     "is_exact",
+    "option_rows",
     "option_values",
     "values_for",
 ]
@@ -531,6 +532,12 @@ def option_values(game: VigoGame) -> tuple[float, ...]:
     rows, _ = _rows(game)
     seat = game.pending.seat  # type: ignore[union-attr]
     return tuple(row[seat] for row in rows)
+
+
+def option_rows(game: VigoGame) -> list[tuple[float, ...]]:
+    """Each pending option's expected worth to every seat, in seat order (the analysis
+    values every seat's position at once)."""
+    return _rows(game)[0]
 
 
 def values_for(game: VigoGame, seat: int) -> tuple[float, ...]:
