@@ -597,15 +597,35 @@ def _scripted(game: Game[Any], move: Move, faces: Sequence[str | int]) -> list[E
     return game.apply(move.seat, move.action)
 
 
+@dataclass(frozen=True)
+class GameRecord:
+    """What an analysis needs of a game, copied from its table: the state its play began
+    in, the moves, each move's dice and the seats' temperaments."""
+
+    start: Game[Any]
+    moves: tuple[Move, ...]
+    faces: tuple[tuple[str | int, ...], ...]
+    temperaments: tuple[Temperament | None, ...]
+
+    def analyse(self, on_step: Callable[[int, int], None] | None = None) -> Review:
+        return analyse(self.start, self.moves, self.temperaments, self.faces, on_step=on_step)
+
+
+def record_of(table: Any) -> GameRecord:
+    """The current game of a `LiveTable`, copied from its log (quick: the analysis
+    itself can then run in another thread while the table plays on)."""
+    kind = type(table.game)
+    steps = [*table.steps, len(table.log)]
+    return GameRecord(
+        start=kind(table.opening_state(), Dice(0)),
+        moves=tuple(table.moves),
+        faces=tuple(
+            tuple(faces_of(table.log[steps[k] : steps[k + 1]])) for k in range(1, len(steps) - 1)
+        ),
+        temperaments=tuple(table.setup.temperaments()),
+    )
+
+
 def analyse_table(table: Any) -> Review:
     """The current game of a `LiveTable` analysed, from its log."""
-    start_state = table.opening_state()
-    kind = type(table.game)
-    start = kind(start_state, Dice(0))
-    faces = [
-        faces_of(table.log[table.steps[k] : table.steps[k + 1]])
-        if k + 1 < len(table.steps)
-        else faces_of(table.log[table.steps[k] :])
-        for k in range(1, len(table.steps))
-    ]
-    return analyse(start, table.moves, table.setup.temperaments(), faces)
+    return record_of(table).analyse()
