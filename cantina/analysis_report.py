@@ -118,3 +118,17 @@ def campaign_skill_and_luck(campaign: Any) -> list[SkillAndLuck]:
             skill[seat.seat] += seat.skill
             luck[seat.seat] += seat.luck
     return [SkillAndLuck(s, lk) for s, lk in zip(skill, luck, strict=True)]
+
+
+def standings_hint(game: str) -> str:
+    """What the standings' skill and luck columns measure, in the game's unit."""
+    if game == "valdes":
+        return (
+            "Luck: points beyond the 1/2 a call and the streak bonus's chance. No call "
+            "costs anything at Val-Des, so skill is 0."
+        )
+    unit = "credits" if game == "vigo" else "wins (win chance summed over matches)"
+    return (
+        f"In {unit}. Skill: what the seat's own decisions gave up against the Expert. "
+        "Luck: what the dice and the other seats' choices did."
+    )

@@ -531,7 +531,7 @@ def measure_temperaments(args: argparse.Namespace) -> int:
     games = args.games_played or list(MEASURED_GAMES)
     for game in games:
         if game not in MEASURED_GAMES:
-            fail(f"no game {shown(game)!r} to measure; choose from {', '.join(MEASURED_GAMES)}")
+            fail(f"no game {shown(game)} to measure; choose from {', '.join(MEASURED_GAMES)}")
     measures = []
     for game in games:
         for name in names:
