@@ -186,14 +186,13 @@ def option_label(action: Action) -> str:
     return type(action).__name__.lower()
 
 
-def format_value(unit: str, value: float, *, signed: bool = False) -> str:
-    """A value in its unit: win chance in points of percent, credits and points to 2
-    places."""
+def format_value(unit: str, value: float, *, signed: bool = False, places: int = 2) -> str:
+    """A value in its unit: win chance in percent (to one place fewer), credits and points
+    to `places` places."""
+    sign = "+" if signed else ""
     if unit == "win chance":
-        text = f"{value * 100:+.1f}%" if signed else f"{value * 100:.1f}%"
-    else:
-        text = f"{value:+.2f}" if signed else f"{value:.2f}"
-    return text
+        return f"{value * 100:{sign}.{max(places - 1, 0)}f}%"
+    return f"{value:{sign}.{places}f}"
 
 
 # --- valuations ------------------------------------------------------------------------------

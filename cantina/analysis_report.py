@@ -21,13 +21,15 @@ def seat_lines(review: Review, names: Sequence[str]) -> list[str]:
     """A header and one line a seat: skill, luck, and result against expectation."""
     unit = review.unit
     lines = [
-        f"{'Seat':<{NAME_WIDTH}} {'Skill':>8} {'Luck':>8} {'Expected':>9} {'Result':>8}",
+        f"{'Seat':<{NAME_WIDTH}} {'Skill':>8} {'Luck':>8} {'Dice':>8} {'Expected':>9} "
+        f"{'Result':>8}",
     ]
     for seat in review.seats:
         lines.append(
             f"{names[seat.seat][:NAME_WIDTH]:<{NAME_WIDTH}} "
             f"{format_value(unit, seat.skill, signed=True):>8} "
             f"{format_value(unit, seat.luck, signed=True):>8} "
+            f"{format_value(unit, seat.dice, signed=True):>8} "
             f"{format_value(unit, seat.start):>9} "
             f"{format_value(unit, seat.result):>8}"
         )
@@ -55,7 +57,8 @@ def what_it_measures(review: Review) -> str:
         return NO_DECISIONS
     return (
         f"{title}, in {review.unit}: skill is the equity given up by the seat's own "
-        "decisions; luck is what the dice and the other seats' choices did."
+        "decisions; luck is what the dice and the other seats' choices did (Dice: the "
+        "dice alone)."
     )
 
 

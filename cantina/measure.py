@@ -123,8 +123,8 @@ def table_lines(measures: Sequence[Measure]) -> list[str]:
         for m in (m for m in measures if m.game == game_id):
             lines.append(
                 f"  {m.name:<14} {m.games:>6} {m.decisions:>9} "
-                f"{format_value(unit, m.mean):>8}  "
-                f"{format_value(unit, m.low)} to {format_value(unit, m.high)}"
+                f"{format_value(unit, m.mean, places=3):>8}  "
+                f"{format_value(unit, m.low, places=3)} to {format_value(unit, m.high, places=3)}"
             )
         lines.append("")
     lines.append("Val-Des: every call is worth 1/2, so every temperament gives up 0.")

@@ -75,6 +75,13 @@ def test_skill_and_luck_account_for_every_result(game_id):
     check_identity(game_id, names, settings, 1000 if game_id != "victim" else 400)
 
 
+def test_the_identity_holds_with_mercy_and_rising_stakes():
+    """VF-12 and VF-14 make the odds solver simplify big tables (see vigo_odds): five
+    seats with both variants still account for every result."""
+    names = ["Expert", "Bold", "Cautious", "Rookie", "Reckless"]
+    check_identity("vigo", names, {"mercy": True, "rising_stakes": True}, 60)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game_id", sorted(SLOW_TABLES))
 def test_skill_and_luck_account_for_every_result_long_run(game_id):

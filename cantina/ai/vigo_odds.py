@@ -103,6 +103,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 from typing import NamedTuple
 
 from cantina.games.vigo import Claim, Mercy, SetStake, VigoGame, VigoState, Vote
@@ -492,10 +493,20 @@ def _round_id(s: VigoState) -> tuple:
     return (s.settings, tuple(s.start_banks), s.vigo, s.round)
 
 
+_LOCK = threading.RLock()
+"""One solve at a time: the tables and the budget are module-wide, and the AI's thinking
+and a Review's analysis run in threads of their own."""
+
+
 def _rows(game: VigoGame) -> tuple[list[Row], bool]:
     """Every option's worth to every seat, and whether they are exact."""
     if game.pending is None:
         raise ValueError("the round is over: no decision is pending")
+    with _LOCK:
+        return _rows_locked(game)
+
+
+def _rows_locked(game: VigoGame) -> tuple[list[Row], bool]:
     global _room
     s = game.state
     if _size() > MEMO_LIMIT or len(_levels) > MEMO_LIMIT:
