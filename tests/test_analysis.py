@@ -17,6 +17,7 @@ from cantina.games.dice import Dice, ScriptedDice
 from cantina.games.table import Move
 from cantina.games.victim import PLANS, Plan, VictimGame, VictimSettings, VictimState
 from cantina.games.vigo import Challenge, Claim, Raise, SetStake, VigoGame, VigoSettings
+from cantina.measure import measure, ratio_interval
 
 TOLERANCE = 1e-9
 
@@ -149,3 +150,16 @@ def test_val_des_calls_cost_nothing():
 def test_option_words():
     assert option_label(Claim()) == "claim"
     assert option_label(Plan("left", "neutral")) == "neutral left"
+
+
+def test_ratio_interval_takes_games_as_the_samples():
+    mean, low, high = ratio_interval([1.0, 3.0], [2, 2])
+    assert mean == 1.0 and low < 1.0 < high
+    assert ratio_interval([0.0, 0.0], [3, 5]) == (0.0, 0.0, 0.0)
+
+
+def test_measure_gives_the_expert_nothing_and_a_rookie_something():
+    expert = measure("victim", "Expert", 6, seed=2)
+    rookie = measure("victim", "Rookie", 6, seed=2)
+    assert expert.mean == 0 and expert.decisions > 6
+    assert rookie.low <= rookie.mean <= rookie.high and rookie.mean > 0.005

@@ -122,3 +122,16 @@ async def test_standings_show_skill_and_luck_columns(tmp_path):
             luck = sum(r.seats[seat].luck for r in reviews)
             assert row[-2:] == [f"{skill:+.2f}", f"{luck:+.2f}"]
         assert any(sum(r.seats[s].skill for r in reviews) < 0 for s in (1, 2))
+
+
+def test_analyse_temperaments_prints_a_table_per_game():
+    done = cantina(
+        "analyse-temperaments", "vigo", "--games", "4", "--temperaments", "Expert,Reckless"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1] == "Vigo's Favor: equity given up per decision (credits), 95% interval"
+    expert = lines[3].split()
+    assert expert[:2] == ["Expert", "4"] and expert[3:] == ["0.000", "0.000", "to", "0.000"]
+    assert lines[4].split()[0] == "Reckless"
+    assert "Victim!" not in done.stdout and "Val-Des: every call is worth 1/2" in done.stdout
