@@ -51,6 +51,15 @@ def decision_line(review: Review, decision: DecisionReview, names: Sequence[str]
     )
 
 
+def options_line(review: Review, decision: DecisionReview) -> str:
+    """Every option of a decision with its Expert value, under a decision that cost."""
+    values = (
+        f"{label} {format_value(review.unit, value)}"
+        for label, value in zip(decision.options, decision.values, strict=True)
+    )
+    return "     options: " + ", ".join(values)
+
+
 def what_it_measures(review: Review) -> str:
     title = GAMES[review.game].title
     if not review.decides:
@@ -72,7 +81,10 @@ def review_lines(review: Review, names: Sequence[str], decisions: int | None = N
         mistakes = review.mistakes()
         shown = mistakes if decisions is None else mistakes[:decisions]
         lines += ["", "Decisions, biggest mistakes first:"]
-        lines += [decision_line(review, d, names) for d in shown]
+        for decision in shown:
+            lines.append(decision_line(review, decision, names))
+            if decision.cost > 1e-9:
+                lines.append(options_line(review, decision))
         if len(shown) < len(mistakes):
             lines.append(f"... and {len(mistakes) - len(shown)} more")
     return lines
