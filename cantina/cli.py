@@ -189,6 +189,10 @@ def variant_names(info: GameInfo) -> dict[str, tuple[str, bool]]:
     return names
 
 
+MEASURED_GAMES = ("vigo", "victim")
+"""The games whose decisions can cost anything (not Val-Des: every call is worth 1/2)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="cantina", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"cantina {cantina.__version__}")
@@ -244,6 +248,28 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--delay", type=seconds(0, MAX_DELAY), default=0.6, help=DELAY_HELP)
 
     commands.add_parser("temperaments", help="list the AI temperaments")
+    measured = commands.add_parser(
+        "analyse-temperaments",
+        help="measure each temperament's equity given up per decision, against Experts",
+    )
+    measured.add_argument(
+        "games_played",
+        nargs="*",
+        metavar="GAME",
+        help=f"which games ({', '.join(MEASURED_GAMES)}; default both)",
+    )
+    measured.add_argument(
+        "--games",
+        type=whole(2, MAX_GAMES),
+        default=500,
+        help="games per temperament and game (default 500)",
+    )
+    measured.add_argument("--seed", type=whole(0, MAX_SEED), default=1, help="default 1")
+    measured.add_argument(
+        "--temperaments",
+        default="",
+        help="comma-separated temperaments to measure (default: every one)",
+    )
 
     play = commands.add_parser("play", help="go straight to a table (no arguments: the menu)")
     play.add_argument("game", choices=list(GAMES), help="which game")
@@ -276,6 +302,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="which round, game or match (default: the last)",
     )
     replay.add_argument("--delay", type=seconds(0, MAX_DELAY), default=0.6, help=DELAY_HELP)
+    replay.add_argument(
+        "--analyse",
+        action="store_true",
+        help="print what each decision cost and what the dice gave each seat, not the story",
+    )
     serve = commands.add_parser("serve", help="host the cantina over SSH")
     serve.add_argument(
         "--host",
@@ -504,6 +535,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def measure_temperaments(args: argparse.Namespace) -> int:
+    """`cantina analyse-temperaments`: the table of equity given up, game by game."""
+    from cantina.ai.temperament import temperament
+    from cantina.measure import all_names, measure, table_lines
+
+    try:
+        names = [temperament(n).name for n in args.temperaments.split(",") if n.strip()]
+    except ValueError as err:
+        fail(str(err))
+    names = names or all_names()
+    games = args.games_played or list(MEASURED_GAMES)
+    for game in games:
+        if game not in MEASURED_GAMES:
+            fail(f"no game {shown(game)} to measure; choose from {', '.join(MEASURED_GAMES)}")
+    measures = []
+    for game in games:
+        for name in names:
+            measures.append(measure(game, name, args.games, args.seed))
+    print(f"cantina analyse-temperaments --games {args.games} --seed {args.seed}")
+    for line in table_lines(measures):
+        print(line)
+    return 0
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -528,7 +583,13 @@ def run(argv: Sequence[str] | None = None) -> int:
         from cantina.campaign.commands import find_save, replay
 
         path = find_save(save_folder(args), args.name)
+        if args.analyse:
+            from cantina.analysis_report import replay_analysis
+
+            return replay_analysis(path, args.round)
         return replay(path, args.round, args.delay)
+    if args.command == "analyse-temperaments":
+        return measure_temperaments(args)
     if args.command == "serve":
         if getattr(args, "save_dir", None) is not None:
             save_folder(args)

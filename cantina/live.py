@@ -167,6 +167,11 @@ class LiveTable:
                 moments[event] = moments.get(event, 0) + 1
         return [Moment(event, times) for event, times in moments.items()]
 
+    def opening_state(self) -> Any:
+        """A copy of the state the current game began its play in (after its opening), so
+        the game can be analysed again from there with its moves and the log's dice."""
+        return msgspec.json.decode(self._after[0], type=type(self.game.state))
+
     def state_at(self, shown: int) -> Any:
         """The game's state as a viewer who has been shown the first `shown` events of
         the log sees it: the state the last whole step left, with the figures (banks, the

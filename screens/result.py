@@ -1,7 +1,7 @@
 """The end of a round, game or match: who won, the standings, the key moments, the seed.
 
-The dialog decides nothing: it returns what the person chose (`AGAIN`, `LOG`, `TABLE` or
-`BACK`) and the table screen that opened it goes on from there. A spectator is offered
+The dialog decides nothing: it returns what the person chose (`AGAIN`, `LOG`, `ANALYSIS`,
+`TABLE` or `BACK`) and the table screen that opened it goes on from there. A spectator is offered
 no next game. Its middle part scrolls, so eight seats and their moments fit 80 x 24.
 """
 
@@ -31,6 +31,8 @@ TABLE = "table"
 """Close the result and look at the table as the game left it (the table offers it back)."""
 BACK = "back"
 """Leave the table."""
+ANALYSIS = "analysis"
+"""What each decision cost and what the dice gave (the Review), then this result again."""
 MOMENTS_SHOWN = 8
 
 
@@ -38,6 +40,7 @@ class ResultScreen(ModalScreen[str | None]):
     BINDINGS = [
         Binding("n", "choose('again')", "Play on", id="result.again"),
         Binding("l", "choose('log')", "Log", id="result.log"),
+        Binding("a", "choose('analysis')", "Analysis", id="result.analysis"),
         Binding("escape", "choose('table')", "See the table", id="result.table"),
         Binding("b", "choose('back')", "Leave", id="result.back"),
     ]

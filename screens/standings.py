@@ -1,7 +1,12 @@
-"""A campaign's standings: banks, rounds won, times as Vigo, best streaks and luck; and
-the way into a replay of any round."""
+"""A campaign's standings: banks, rounds won, times as Vigo, best streaks, skill and
+luck; and the way into a replay of any round.
+
+Skill and luck come from analysing every finished round (`cantina.analysis`), which takes
+a moment on a long campaign, so they are worked out in a thread and filled in when done."""
 
 from __future__ import annotations
+
+import asyncio
 
 from textual import on
 from textual.app import ComposeResult
@@ -11,6 +16,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
+from cantina.analysis_report import SkillAndLuck, campaign_skill_and_luck, standings_hint
 from cantina.campaign.series import Campaign
 from cantina.games import GAMES
 from cantina.text import clean_text
@@ -34,6 +40,8 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
     def __init__(self, campaign: Campaign) -> None:
         super().__init__()
         self.campaign = campaign
+        self.skill_and_luck: list[SkillAndLuck] | None = None
+        """Each seat's, once worked out."""
 
     def compose(self) -> ComposeResult:
         c = self.campaign
@@ -49,21 +57,34 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
             if info.title_holder:
                 table.add_column(f"As {info.title_holder}")
             table.add_column("Best streak")
+            table.add_column("Skill", key="skill")
             table.add_column("Luck", key="luck")
             for s in sorted(c.standings(), key=lambda s: (-s.bank, s.seat)):
                 row = [s.name, str(s.bank), str(s.won)]
                 if info.title_holder:
                     row.append(str(s.vigo))
-                row += [str(s.best_streak), f"{s.luck:+.1f}"]
-                table.add_row(*row)
+                row += [str(s.best_streak), "...", "..."]
+                table.add_row(*row, key=str(s.seat))
             yield table
-            yield Static(Content(info.luck), classes="hint")
+            yield Static(Content(standings_hint(c.game)), classes="hint")
             with Horizontal(id="standings-buttons"):
                 yield Button(
                     Content("Replay a round  [p]"), id="replay", disabled=not self.rounds()
                 )
                 yield Button(Content("Back  [b]"), id="back", variant="primary")
         yield CantinaFooter()
+
+    def on_mount(self) -> None:
+        self.run_worker(self.work_out(), exclusive=True)
+
+    async def work_out(self) -> None:
+        """Skill and luck, analysed in a thread so the screen answers meanwhile."""
+        found = await asyncio.to_thread(campaign_skill_and_luck, self.campaign)
+        table = self.query_one("#standings-table", DataTable)
+        for seat, figures in enumerate(found):
+            table.update_cell(str(seat), "skill", f"{figures.skill:+.2f}", update_width=True)
+            table.update_cell(str(seat), "luck", f"{figures.luck:+.2f}", update_width=True)
+        self.skill_and_luck = found
 
     def headline(self) -> str:
         c = self.campaign

@@ -27,6 +27,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static
 
+from cantina.analysis import record_of
 from cantina.campaign.series import Campaign
 from cantina.chat import ChatSeat
 from cantina.dealer import ASKING, OVER, REPLAYED, SHOWING, THINKING, Dealer, Place
@@ -40,7 +41,8 @@ from screens.dialogs import HAND_OFF_TEXT_WIDTH, ConfirmScreen, HandOffScreen, H
 from screens.dice import Die
 from screens.drawing import wrap_plain
 from screens.footer import TableFooter
-from screens.result import AGAIN, BACK, LOG, ResultScreen
+from screens.result import AGAIN, ANALYSIS, BACK, LOG, ResultScreen
+from screens.review import ReviewScreen
 from screens.services import UsesApp
 from screens.standings import StandingsScreen
 from screens.stylesheets import stylesheets
@@ -519,6 +521,13 @@ class TableScreen(UsesApp, Screen[None]):
             self.leave(ask=False)
         elif choice == LOG and number == self.number:
             self.show_history(then=self.show_result)
+        elif choice == ANALYSIS and number == self.number:
+            self.show_review(then=self.show_result)
+
+    def show_review(self, then: Callable[[], None] | None = None) -> None:
+        """The Review of this game: each seat's skill and luck, each decision's cost."""
+        review = ReviewScreen(record_of(self.table), list(self.setup.names), self.unit)
+        self.app.push_screen(review, lambda _: then() if then else None)
 
     def play_on(self, number: int) -> None:
         """The game after game `number`, for everyone at the table (begun once: if

@@ -314,7 +314,7 @@ async def test_campaign_ends_with_standings_and_a_round_replays(tmp_path):
         grid = standings.query_one(DataTable)
         assert grid.row_count == 2
         labels = [str(c.label) for c in grid.ordered_columns]
-        assert labels == ["Seat", "Bank", "Games won", "Best streak", "Luck"]
+        assert labels == ["Seat", "Bank", "Games won", "Best streak", "Skill", "Luck"]
         won = sorted(int(grid.get_row_at(r)[2]) for r in range(2))
         assert won == [0, 1]
 
@@ -354,7 +354,16 @@ def test_snapshot_standings(snap_compare, tmp_path):
             if campaign.played < campaign.data.rounds:
                 table.next_game()
     app = app_for(tmp_path, resume=path)
-    assert snap_compare(app, terminal_size=SIZE)
+
+    async def worked_out(pilot):  # skill and luck are filled in from a thread
+        for _ in range(600):
+            await pilot.pause()
+            screen = pilot.app.screen
+            if isinstance(screen, StandingsScreen) and screen.skill_and_luck is not None:
+                return
+        raise AssertionError("skill and luck never came")
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=worked_out)
 
 
 async def test_without_campaigns_the_menu_offers_none(tmp_path):

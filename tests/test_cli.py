@@ -223,7 +223,18 @@ def test_resume_of_an_unknown_campaign_says_how_to_list_them(tmp_path):
 
 # --- every command, given hostile arguments ------------------------------------------------
 
-COMMANDS = {"sim", "watch", "temperaments", "play", "campaigns", "resume", "replay", "serve", ""}
+COMMANDS = {
+    "sim",
+    "watch",
+    "temperaments",
+    "analyse-temperaments",
+    "play",
+    "campaigns",
+    "resume",
+    "replay",
+    "serve",
+    "",
+}
 """Every subcommand, and "" for the bare `cantina` (the menu)."""
 
 HOSTILE: list[tuple[tuple[str, ...], str]] = [
@@ -296,6 +307,11 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("replay", "robots", "--delay", "-1", "--save-dir", "{saves}"), "--delay must be 0"),
     (("replay", "broken", "--save-dir", "{saves}"), "cannot replay a damaged save"),
     (("replay", "alpha", "--save-dir", "{saves}"), "give the file name"),
+    (("replay", "robots", "7", "--analyse", "--save-dir", "{saves}"), "no game 7 to replay"),
+    (("replay", "broken", "--analyse", "--save-dir", "{saves}"), "cannot analyse a damaged save"),
+    (("analyse-temperaments", "valdes"), "no game 'valdes' to measure; choose from vigo, victim"),
+    (("analyse-temperaments", "--games", "1"), "--games must be 2"),
+    (("analyse-temperaments", "--temperaments", "Nobody"), "no temperament 'Nobody'"),
     (("serve", "--open", "--port", "99999"), "--port must be 0 to 65,535, not 99999"),
     (("serve", "--open", "--port", "-1"), "--port must be 0 to 65,535, not -1"),
     (("serve", "--open", "--max-sessions", "-1"), "--max-sessions must be 1 to 128, not -1"),

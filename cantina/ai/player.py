@@ -73,6 +73,11 @@ class TableAI:
         table's temperaments do (what a campaign's luck is measured against)."""
         return self._solution(game).win(victim_odds.key_of(game.state))
 
+    def solution(self, game: VictimGame) -> victim_odds.VictimSolution:
+        """The table's solved Victim! odds from the current healths down (the analysis
+        reads every position's value from it)."""
+        return self._solution(game)
+
     # --- Victim! -------------------------------------------------------------------------
 
     def _victim_policy(

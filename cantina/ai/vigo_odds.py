@@ -103,6 +103,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 from typing import NamedTuple
 
 from cantina.games.vigo import Claim, Mercy, SetStake, VigoGame, VigoState, Vote
@@ -116,6 +117,7 @@ __all__ = [
     "choice",
     "clear_memo",
     "is_exact",
+    "option_rows",
     "option_values",
     "values_for",
 ]
@@ -491,10 +493,20 @@ def _round_id(s: VigoState) -> tuple:
     return (s.settings, tuple(s.start_banks), s.vigo, s.round)
 
 
+_LOCK = threading.RLock()
+"""One solve at a time: the tables and the budget are module-wide, and the AI's thinking
+and a Review's analysis run in threads of their own."""
+
+
 def _rows(game: VigoGame) -> tuple[list[Row], bool]:
     """Every option's worth to every seat, and whether they are exact."""
     if game.pending is None:
         raise ValueError("the round is over: no decision is pending")
+    with _LOCK:
+        return _rows_locked(game)
+
+
+def _rows_locked(game: VigoGame) -> tuple[list[Row], bool]:
     global _room
     s = game.state
     if _size() > MEMO_LIMIT or len(_levels) > MEMO_LIMIT:
@@ -531,6 +543,12 @@ def option_values(game: VigoGame) -> tuple[float, ...]:
     rows, _ = _rows(game)
     seat = game.pending.seat  # type: ignore[union-attr]
     return tuple(row[seat] for row in rows)
+
+
+def option_rows(game: VigoGame) -> list[tuple[float, ...]]:
+    """Each pending option's expected worth to every seat, in seat order (the analysis
+    values every seat's position at once)."""
+    return _rows(game)[0]
 
 
 def values_for(game: VigoGame, seat: int) -> tuple[float, ...]:

@@ -1,0 +1,149 @@
+"""An analysis in words: the seats' skill and luck, then the decisions, biggest mistake
+first. `cantina replay NAME [ROUND] --analyse` prints it; the Review screen shows the same
+lines; campaign standings total each seat's skill and luck over its finished rounds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cantina.analysis import NO_DECISIONS, DecisionReview, Review, analyse, format_value
+from cantina.campaign.errors import Damaged
+from cantina.campaign.store import load
+from cantina.games import GAMES
+
+NAME_WIDTH = 14
+
+
+def seat_lines(review: Review, names: Sequence[str]) -> list[str]:
+    """A header and one line a seat: skill, luck, and result against expectation."""
+    unit = review.unit
+    lines = [
+        f"{'Seat':<{NAME_WIDTH}} {'Skill':>8} {'Luck':>8} {'Dice':>8} {'Expected':>9} "
+        f"{'Result':>8}",
+    ]
+    for seat in review.seats:
+        lines.append(
+            f"{names[seat.seat][:NAME_WIDTH]:<{NAME_WIDTH}} "
+            f"{format_value(unit, seat.skill, signed=True):>8} "
+            f"{format_value(unit, seat.luck, signed=True):>8} "
+            f"{format_value(unit, seat.dice, signed=True):>8} "
+            f"{format_value(unit, seat.start):>9} "
+            f"{format_value(unit, seat.result):>8}"
+        )
+    return lines
+
+
+def decision_line(review: Review, decision: DecisionReview, names: Sequence[str]) -> str:
+    """One decision: who, what they chose, the Expert's choice, and the cost."""
+    unit = review.unit
+    chosen = decision.options[decision.chosen]
+    best = decision.options[decision.best]
+    head = f"#{decision.move:<3} {names[decision.seat][:NAME_WIDTH]}: chose {chosen}"
+    if decision.cost <= 1e-9:
+        return f"{head}, the Expert's choice"
+    return (
+        f"{head} ({format_value(unit, decision.values[decision.chosen])}), "
+        f"best {best} ({format_value(unit, decision.values[decision.best])}), "
+        f"cost {format_value(unit, decision.cost)}"
+    )
+
+
+def options_line(review: Review, decision: DecisionReview) -> str:
+    """Every option of a decision with its Expert value, under a decision that cost."""
+    values = (
+        f"{label} {format_value(review.unit, value)}"
+        for label, value in zip(decision.options, decision.values, strict=True)
+    )
+    return "     options: " + ", ".join(values)
+
+
+def what_it_measures(review: Review) -> str:
+    title = GAMES[review.game].title
+    if not review.decides:
+        return NO_DECISIONS
+    return (
+        f"{title}, in {review.unit}: skill is the equity given up by the seat's own "
+        "decisions; luck is what the dice and the other seats' choices did (Dice: the "
+        "dice alone)."
+    )
+
+
+def review_lines(review: Review, names: Sequence[str], decisions: int | None = None) -> list[str]:
+    """The whole analysis as text: what it measures, the seats, then the decisions
+    (at most `decisions` of them), biggest mistakes first."""
+    lines = [what_it_measures(review), "", *seat_lines(review, names)]
+    if not review.finished:
+        lines.append("(still in progress: the result is the expectation where it stands)")
+    if review.decides:
+        mistakes = review.mistakes()
+        shown = mistakes if decisions is None else mistakes[:decisions]
+        lines += ["", "Decisions, biggest mistakes first:"]
+        for decision in shown:
+            lines.append(decision_line(review, decision, names))
+            if decision.cost > 1e-9:
+                lines.append(options_line(review, decision))
+        if len(shown) < len(mistakes):
+            lines.append(f"... and {len(mistakes) - len(shown)} more")
+    return lines
+
+
+def replay_analysis(path: Path, number: int | None) -> int:
+    """`cantina replay NAME [ROUND] --analyse`: one round of a campaign analysed."""
+    try:
+        campaign = load(path)
+    except Damaged as err:
+        raise SystemExit(f"cantina: cannot analyse a damaged save: {err}") from None
+    if number is None:
+        number = campaign.played or 1
+    try:
+        game, moves = campaign.replay(number)
+    except ValueError as err:
+        raise SystemExit(f"cantina: {err}") from None
+    names = [seat.name for seat in campaign.seats]
+    review = analyse(game, moves, campaign.setup().temperaments())
+    unit = GAMES[campaign.game].unit
+    print(f"{campaign.name}, {unit} {number}: " + ", ".join(names))
+    for line in review_lines(review, names):
+        print(line)
+    return 0
+
+
+@dataclass(frozen=True)
+class SkillAndLuck:
+    """A seat's skill and luck summed over a campaign's finished rounds."""
+
+    skill: float
+    luck: float
+
+
+def campaign_skill_and_luck(campaign: Any) -> list[SkillAndLuck]:
+    """Each seat's skill and luck over every finished round of `campaign` (a
+    `cantina.campaign.series.Campaign`), each round analysed from its seed and moves."""
+    seats = len(campaign.seats)
+    skill = [0.0] * seats
+    luck = [0.0] * seats
+    temperaments = campaign.setup().temperaments()
+    for record in campaign.data.finished:
+        game, moves = campaign.replay(record.start.number)
+        review = analyse(game, moves, temperaments)
+        for seat in review.seats:
+            skill[seat.seat] += seat.skill
+            luck[seat.seat] += seat.luck
+    return [SkillAndLuck(s, lk) for s, lk in zip(skill, luck, strict=True)]
+
+
+def standings_hint(game: str) -> str:
+    """What the standings' skill and luck columns measure, in the game's unit."""
+    if game == "valdes":
+        return (
+            "Luck: points beyond the 1/2 a call and the streak bonus's chance. No call "
+            "costs anything at Val-Des, so skill is 0."
+        )
+    unit = "credits" if game == "vigo" else "wins (win chance summed over matches)"
+    return (
+        f"In {unit}. Skill: what the seat's own decisions gave up against the Expert. "
+        "Luck: what the dice and the other seats' choices did."
+    )
