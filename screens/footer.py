@@ -20,11 +20,36 @@ from screens.textual_compat import (
 class CantinaFooter(Footer):
     """Textual's footer, letting go of the keys it replaces (see `drop_closed_watchers`):
     without this each focus change or screen push left its old keys alive until the
-    screen closed."""
+    screen closed. And it makes its keys anew only when the keys on show differ: Textual's
+    footer remakes them (and lays the screen out again) at every change of the screen's
+    bindings, several times for one Tab, though moving the focus seldom changes them."""
+
+    _keys_shown: object = None
 
     async def recompose(self) -> None:
+        shown = self.keys_to_show()
+        if shown == self._keys_shown:
+            return
+        self._keys_shown = shown
         await super().recompose()
         drop_closed_watchers(self, "compact")
+
+    def keys_to_show(self) -> object:
+        """Everything `compose` draws the keys from (the screen's bindings on show, how
+        each is written and whether it can act); equal, the keys composed are equal."""
+        if not bindings_ready(self) or not self.is_attached:
+            return None
+        active = self.screen.active_bindings
+        shown = tuple(
+            (binding, self.app.get_key_display(binding), enabled, tooltip)
+            for _, binding, enabled, tooltip in active.values()
+            if binding.show
+        )
+        palette = None
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            found = active.get(self.app.COMMAND_PALETTE_BINDING)
+            palette = found[1:] if found is not None else None
+        return (shown, palette)
 
 
 class TableKey(KeptDrawing, FooterKey):
@@ -78,6 +103,7 @@ class TableFooter(CantinaFooter):
         keys = [key for key in self.children if isinstance(key, FooterKey)]
         if [key.action for key in keys] != list(enabled):
             return False
+        self._keys_shown = None  # the keys on show now differ from those composed
         for key in keys:
             disabled = not enabled[key.action]
             if key.has_class("-disabled") != disabled:
