@@ -38,6 +38,10 @@ each attack in turn, from another address (127.0.0.2), for --phase seconds each:
   f. a table hog: 8 sessions setting up and starting Vigo's Favor tables, each leaving
      and coming back for another (tables that keep playing with their stand-ins).
 
+Each attack runs in a process of its own (as from another machine: its own client work
+does not slow the honest clients' reading); the sessions of b to e connect before their
+phase begins, so their logins are not timed as the attack.
+
 For each: the honest keys' median, p95 and max, the p95's ratio to the baseline's, and
 whether the goal is met (p95 within 2x the baseline, no key over 1 s), plus the lines the
 host wrote to its log during the phase. Every attack ends with its phase.
@@ -59,7 +63,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import asyncssh
 
@@ -132,7 +135,21 @@ if os.environ.get("BENCH_GC_LOG"):  # each collection over 20 ms, as it happens
         elif (took := time.perf_counter() - started["t"]) > 0.02:
             print(f"gc gen{info['generation']} {took * 1000:.0f} ms", file=sys.stderr, flush=True)
     gc.callbacks.append(watch)
-asyncio.run(cantina.ssh.serve.run_host(options))
+ready = None
+if os.environ.get("BENCH_BUDGET_LOG"):  # each second, each session's account
+    def ready(host):
+        async def report():
+            while True:
+                await asyncio.sleep(1)
+                for s in host.sessions:
+                    b = s.budget
+                    if b is not None:
+                        print(f"{s.gate.address} spent {b.spent:.3f} levels "
+                              f"{[round(x.level(), 3) for x in b.buckets]} parked "
+                              f"{len(b.parked or ())} held {len(s.pacer.held)}",
+                              file=sys.stderr, flush=True)
+        asyncio.get_running_loop().create_task(report())
+asyncio.run(cantina.ssh.serve.run_host(options, ready))
 """
 
 
@@ -450,6 +467,40 @@ async def wait_after(screen: Screen, mark: int, words: bytes) -> None:
             await asyncio.wait_for(screen.arrived.wait(), 0.5)
 
 
+ATTACKS: dict[str, int] = {
+    "baseline": 0,
+    "a. 130 idle sockets": 0,
+    "b. Tab 500 B/s": 1,
+    "c. v / Esc": 1,
+    "d. 8 resize storms": 8,
+    "e. bad escapes": 1,
+    "f. table hog": 0,
+}
+"""Each attack, and how many of its sessions connect before its phase begins (their
+logins are not the attack)."""
+
+
+async def attack_worker(letter: str, port: int, phase: float) -> None:
+    """One attack, from a process of its own: its sessions connected, it says how many,
+    waits for a line on stdin, attacks for the phase, and prints its notes."""
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    ready = next(n for name, n in ATTACKS.items() if name[0] == letter)
+    links = [await connect_as(port, key, f"attacker{i}", ATTACKER) for i in range(ready)]
+    print(len(links), flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    notes: list[str] = []
+    if letter == "a":
+        await attack_sockets(port, key, phase, notes)
+    elif letter in "bce":
+        kind = {"b": "tab", "c": "vesc", "e": "bad"}[letter]
+        await attack_keys(port, key, phase, notes, kind, links)
+    elif letter == "d":
+        await attack_resize(phase, notes, links)
+    else:
+        await attack_tables(port, key, phase, notes)
+    print("\n".join(notes), flush=True)
+
+
 async def abuse(phase: float, key_path: Path, which: str) -> None:
     with tempfile.TemporaryFile("w+") as log:
         await abuse_logged(phase, key_path, log, which)
@@ -473,37 +524,44 @@ async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
         for _, _, chan in honest:
             chan.write(b"j")  # to the join-code field (a focus change: not timed)
         await asyncio.sleep(2)
-        # Each attack: how many of its sessions connect before the phase begins (their
-        # logins are not the attack), and the attack given them.
-        attacks: dict[str, tuple[int, Any]] = {
-            "baseline": (0, None),
-            "a. 130 idle sockets": (0, lambda notes, _: attack_sockets(port, key, phase, notes)),
-            "b. Tab 500 B/s": (1, lambda n, links: attack_keys(port, key, phase, n, "tab", links)),
-            "c. v / Esc": (1, lambda n, links: attack_keys(port, key, phase, n, "vesc", links)),
-            "d. 8 resize storms": (8, lambda notes, links: attack_resize(phase, notes, links)),
-            "e. bad escapes": (1, lambda n, links: attack_keys(port, key, phase, n, "bad", links)),
-            "f. table hog": (0, lambda notes, _: attack_tables(port, key, phase, notes)),
-        }
         print(
             f"{'phase':<22} {'keys':>5} {'median':>8} {'p95':>8} {'max':>8} {'p95/base':>9} "
             f"{'goal':>5} {'log':>5}  notes",
             flush=True,
         )
         base = 0.0
-        for name, (ready, attack) in attacks.items():
-            if attack is not None and name[0] not in which:
+        for name in ATTACKS:
+            if name != "baseline" and name[0] not in which:
                 continue
-            links = [await connect_as(port, key, f"attacker{i}", ATTACKER) for i in range(ready)]
-            if links:
-                await asyncio.sleep(2)
+            attacker = None
+            if name != "baseline":  # in a process of its own, as from another machine
+                attacker = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    __file__,
+                    "--attack-worker",
+                    name[0],
+                    "--port",
+                    str(port),
+                    "--phase",
+                    str(phase),
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                )
+                assert attacker.stdout is not None and attacker.stdin is not None
+                if int(await attacker.stdout.readline()):  # its sessions, once connected
+                    await asyncio.sleep(2)
             echoes: list[float] = []
             notes: list[str] = []
             log_at = log.seek(0, 2)
             typing = [honest_typist(s, chan, phase, echoes) for s, _, chan in honest]
-            if attack is None:
+            if attacker is None:
                 await asyncio.gather(*typing)
             else:
-                await asyncio.gather(attack(notes, links), *typing)
+                assert attacker.stdout is not None and attacker.stdin is not None
+                attacker.stdin.write(b"go\n")
+                said, *_ = await asyncio.gather(attacker.stdout.read(), *typing)
+                await attacker.wait()
+                notes = said.decode().splitlines()
             log.seek(log_at)
             logged = log.read().splitlines()
             if os.environ.get("BENCH_GC_LOG"):
@@ -545,8 +603,13 @@ def main() -> None:
     )
     parser.add_argument("--phase", type=float, default=12.0, help="seconds of each attack")
     parser.add_argument("--attacks", default="abcdef", help="which attacks (letters)")
+    parser.add_argument("--attack-worker", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("CANTINA_CONFIG_DIR", tempfile.mkdtemp())
+    if args.attack_worker:
+        asyncio.run(attack_worker(args.attack_worker, args.port, args.phase))
+        return
     if args.abuse:
         with tempfile.TemporaryDirectory() as folder:
             asyncio.run(abuse(args.phase, Path(folder) / "host_key", args.attacks))

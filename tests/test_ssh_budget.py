@@ -54,18 +54,27 @@ def test_only_the_work_that_follows_input_is_charged():
     clock = Clock()
     own = Bucket(0.1, 0.3, clock)
     budget = WorkBudget([own], clock)
-    budget.work(0.05, clock.now)  # the app's own work (a clock): free
+    budget.scheduled()
+    budget.work(0.05)  # the app's own work (a clock): free
     assert budget.spent == 0
     budget.began()  # a key
+    budget.scheduled()
+    budget.scheduled()
     clock.now += 0.01
-    budget.work(0.02, clock.now)
+    budget.work(0.02)
+    clock.now += REST * 3  # a crowded loop: the app's next piece comes late, but was due
+    budget.work(0.02)
+    assert budget.spent == pytest.approx(0.04)
+    assert not budget.quiet()
     clock.now += REST / 2
-    budget.work(0.02, clock.now)  # still at it
-    assert budget.spent == pytest.approx(0.04)
+    budget.scheduled()  # its frame, soon after
+    budget.work(0.01)
+    assert budget.spent == pytest.approx(0.05)
     clock.now += REST * 2
-    budget.work(0.02, clock.now)  # after a rest: a table's move, not the key's
-    assert budget.spent == pytest.approx(0.04)
     assert budget.quiet()
+    budget.scheduled()  # after a rest: a table's move, not the key's
+    budget.work(0.02)
+    assert budget.spent == pytest.approx(0.05)
 
 
 def test_an_address_bucket_is_shared_by_its_sessions():

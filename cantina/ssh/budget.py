@@ -1,42 +1,44 @@
 """Each session's share of the host's time: its input waits while it has used up its share.
 
-Every session's app runs in the host's one event loop, so a key that costs the host 30 ms
-delays every other player by up to 30 ms. Counting input bytes does not bound that (a Tab
-is one byte), so the host counts the time it spends on each session's input, and a
-session that has spent more than its share has its further input held until the share
-comes back: its excess slows only itself.
+Every session's app runs in the host's one event loop, so a key that costs the host 30
+ms delays every other player by up to 30 ms. Counting input bytes does not bound that (a
+Tab is one byte), so the host counts the time it spends on each session's input, and a
+session that has spent more than its share waits until the share comes back: its excess
+slows only itself.
 
-What is counted (`WorkMeter`, `WorkBudget.work`): the processor time of every event-loop
+What is counted (`WorkMeter`, `WorkBudget`): the processor time of every event-loop
 callback run for a session's app, from the moment the app is given input (a key, a new
-size) until it has rested (run nothing) for `REST` seconds. A session's app and every
-task it creates run in a context where `OWNER` names the session's budget (set as the
-session starts, inherited by each task made after it); the meter wraps the loop's
-`call_soon`, which schedules every step of every task and every future's callbacks, and
-charges each callback's time to the budget its context names. That is the app's message
-handling, layout, rendering and writing of frames, whatever caused them; another
-session's callback is charged to that one, so one session's flood never shows up in
-another's account, and the time is the host thread's own (`thread_time`), so a busy
-machine does not make a key look dearer. Work the app does after resting (a table's
+size) until it has rested (had nothing scheduled) for `REST` seconds; while the loop is
+crowded, the app's work on one key is spread thin, but it has not rested. A session's
+app and every task it creates run in a context where `OWNER` names the session's budget
+(set as the session starts, inherited by each task made after it); the meter wraps the
+loop's `call_soon`, which schedules every step of every task and every future's
+callbacks, and charges each callback's time to the budget its context names. That is the
+app's message handling, layout, rendering and writing of frames, whatever caused them;
+another session's callback is charged to that one, so one session's flood never shows up
+in another's account, and the time is the host thread's own (`thread_time`), so a busy
+machine does not make a key look dearer. What the app does after resting (a table's
 moves, a clock, the lobby's list redrawn for others' tables) is not its input's doing
-and costs it nothing. The synchronous part of taking input (parsing the keys) runs in
-the SSH connection's callback, and is timed and charged there (`InputPacer.feed`). Not
-counted: the SSH layer (bounded by the byte budget of limits.py) and AI players, who
-think in worker threads.
+and costs it nothing. Parsing the keys runs in the SSH connection's callback, and is
+timed and charged there (`InputPacer.feed`). Not counted: the SSH layer (bounded by the
+byte budget of limits.py) and AI players, who think in worker threads.
 
 The share (`Bucket`): a token bucket of seconds of work, refilled at `rate` seconds per
 second up to `burst`. Each session has one, and so has each client address, which all
 its sessions draw on too: eight sessions from one address get one address's share, not
 eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab tens).
 
-What is held (`InputPacer`): while either bucket is in debt, or input is already held,
-new input joins a queue (at most `QUEUE_MAX` bytes; more is dropped), and the queue is
-fed to the app one key at a time, each once the budget is out of debt and the app has
-rested after the last (or after `QUIET_MAX` at most), so the cost of each key is counted
-before the next goes in. A Tab or shift+Tab already waiting swallows another (focus
-moves coalesce), and a mouse movement waiting is replaced by the next. Window changes
-coalesce too: the last size wins, given to the app once the client's size has stayed
-put for `RESIZE_QUIET` (or every `RESIZE_MAX` during a storm), and, like keys, only when
-the budget allows; the redraw is charged as any work.
+What waits, while either bucket is in debt: the rest of the app's work (each of its
+callbacks is put off, in order, until the debt is paid: `WorkBudget.park`), so even one
+costly key is cut short for the others; and its input (`InputPacer`), which joins a
+queue (at most `QUEUE_MAX` bytes; more is dropped) fed to the app one key at a time,
+each once the budget is out of debt and the app has rested after the last (or after
+`QUIET_MAX` at most), so the cost of each key is counted before the next goes in. A Tab
+or shift+Tab already waiting swallows another (focus moves coalesce), and a mouse
+movement waiting is replaced by the next. Window changes coalesce too: the last size
+wins, given to the app once the client's size has stayed put for `RESIZE_QUIET` (or
+every `RESIZE_MAX` during a storm), and, like keys, only when the budget allows; the
+redraw is charged as any work.
 """
 
 from __future__ import annotations
@@ -56,8 +58,12 @@ OWNER: ContextVar[WorkBudget | None] = ContextVar("cantina_work_owner", default=
 QUEUE_MAX = 4096
 """Bytes of input held for a session over its budget; more is dropped."""
 REST = 0.05
-"""Seconds without any of a session's work after which its app has finished with the
-input it was given: work after that is its own (a clock, a table's moves), not charged."""
+"""Seconds with nothing scheduled after which a session's app has finished with the
+input it was given: work after that is its own (a clock, a table's moves), not charged.
+(A frame the app waits for comes sooner: Textual draws up to 60 a second.)"""
+REST_MAX = 1.0
+"""Seconds without running anything after which the app has finished, whatever it has
+scheduled (a callback cancelled before it ran is never counted as done)."""
 QUIET = 0.01
 """Seconds between looks at whether a session's next held key may be fed."""
 QUIET_MAX = 0.5
@@ -113,6 +119,10 @@ class WorkBudget:
         self.clock = clock
         self.last_work = -1e9
         """When the app's last piece of work ended (the clock's time)."""
+        self.pending = 0
+        """The app's callbacks scheduled and not yet run (or put off)."""
+        self.idle_since = -1e9
+        """When the app last had nothing scheduled (the clock's time)."""
         self.busy = False
         """Whether the app is still at work on input given to it."""
         self.spent = 0.0
@@ -124,15 +134,27 @@ class WorkBudget:
 
     def began(self) -> None:
         """Input (a key, a new size) is being given to the app: its work from now until
-        it rests for `REST` is charged."""
+        it rests is charged."""
         self.busy = True
-        self.last_work = self.clock()
+        self.last_work = self.idle_since = self.clock()
+
+    def rested(self) -> bool:
+        """Whether the app has had nothing to do for `REST` (a frame it waits for is due
+        sooner), or has run nothing for `REST_MAX`."""
+        now = self.clock()
+        idle = self.pending <= 0 and now - self.idle_since >= REST
+        return idle or now - self.last_work >= REST_MAX
 
     def quiet(self) -> bool:
-        """Whether the app has finished with the input it was given (rested for REST)."""
-        if self.parked is not None:
-            return False
-        return not self.busy or self.clock() - self.last_work >= REST
+        """Whether the app has finished with the input it was given."""
+        return self.parked is None and (not self.busy or self.rested())
+
+    def scheduled(self) -> None:
+        """One more callback of the app's is due; if it had rested, its input's work is
+        over, and what it does now is its own."""
+        if self.busy and self.rested():
+            self.busy = False
+        self.pending += 1
 
     def park(self, again: Callable[[], object]) -> None:
         """Put off one of the app's callbacks (`again` schedules it anew) until out of
@@ -164,12 +186,13 @@ class WorkBudget:
             self._unpark.cancel()
         self.unpark()
 
-    def work(self, seconds: float, started: float) -> None:
-        """The app worked for `seconds` of processor time, from `started` (the clock's
-        time): charged if it follows input (it began before the app had rested)."""
-        if self.busy and started - self.last_work >= REST:
-            self.busy = False  # rested since: this is the app's own (a clock, a table)
-        self.last_work = self.clock()
+    def work(self, seconds: float) -> None:
+        """One callback of the app ran for `seconds` of processor time: charged if the
+        app is at work on input."""
+        self.pending -= 1
+        self.last_work = now = self.clock()
+        if self.pending <= 0:
+            self.idle_since = now
         if self.busy:
             self.charge(seconds)
 
@@ -244,15 +267,18 @@ class WorkMeter:
             if budget.parked is not None or budget.wait() > 0:
                 budget.park(lambda: plain(run, context, callback, *args, context=context))
                 return None
-            began, started = time.perf_counter(), time.thread_time()
+            started = time.thread_time()
             try:
                 return callback(*args)
             finally:
-                budget.work(time.thread_time() - started, began)
+                budget.work(time.thread_time() - started)
 
         def call_soon(callback: Callable[..., Any], *args: Any, context: Any = None) -> Any:
             if context is None:
                 context = copy_context()  # as asyncio would: the caller's, as it is now
+            budget = context.get(OWNER)
+            if budget is not None:
+                budget.scheduled()
             return plain(run, context, callback, *args, context=context)
 
         loop.call_soon = call_soon  # type: ignore[method-assign,assignment]
