@@ -127,8 +127,8 @@ class WorkBudget:
         """Whether the app is still at work on input given to it."""
         self.spent = 0.0
         """Seconds of work charged in all (for tests and benchmarks)."""
-        self.parked: deque[Callable[[], object]] | None = None
-        """The app's callbacks put off while in debt, each to schedule again, in order."""
+        self.parked: deque[tuple[Context, Callable[..., Any], tuple[Any, ...]]] | None = None
+        """The app's callbacks put off while in debt, in order."""
         self._unpark: asyncio.TimerHandle | None = None
         self.closed = False
 
@@ -156,35 +156,53 @@ class WorkBudget:
             self.busy = False
         self.pending += 1
 
-    def park(self, again: Callable[[], object]) -> None:
-        """Put off one of the app's callbacks (`again` schedules it anew) until out of
-        debt: the rest of the work of a session over its share waits, not everyone."""
+    def park(self, context: Context, callback: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        """Put off one of the app's callbacks until out of debt: the rest of the work of
+        a session over its share waits, not everyone."""
         if self.parked is None:
             self.parked = deque()
-            delay = max(self.wait(), QUIET)
+            self._next_pass(self.wait())
+        self.parked.append((context, callback, args))
+
+    def _next_pass(self, delay: float) -> None:
+        # A timer, not `call_soon`: the meter must not put off its own release.
+        if self._unpark is None:
             self._unpark = asyncio.get_running_loop().call_later(delay, self.unpark)
-        self.parked.append(again)
 
     def unpark(self) -> None:
-        """Schedule the callbacks put off, in their order, once out of debt (or closed)."""
+        """Run the callbacks put off, in their order, while out of debt (or closed). They
+        run here, not scheduled anew, so that nothing the app scheduled meanwhile (put
+        off behind them as it comes up) runs before them; one pass runs at most those
+        put off before it began, and the next comes at the loop's next turn."""
         self._unpark = None
-        if self.parked is None:
+        parked = self.parked
+        if parked is None:
             return
-        wait = self.wait()
-        if wait > 0:
-            self._unpark = asyncio.get_running_loop().call_later(max(wait, QUIET), self.unpark)
-            return
-        parked, self.parked = self.parked, None
-        self.last_work = self.clock()  # the work they do is the same input's
-        for again in parked:
-            again()
+        for _ in range(len(parked)):
+            if self.wait() > 0:
+                break
+            context, callback, args = parked.popleft()
+            started = time.thread_time()
+            try:
+                context.run(callback, *args)
+            except (SystemExit, KeyboardInterrupt):
+                raise
+            except BaseException as error:  # as asyncio's own Handle does
+                asyncio.get_running_loop().call_exception_handler(
+                    {"message": f"Exception in callback {callback!r}", "exception": error}
+                )
+            finally:
+                self.work(time.thread_time() - started)
+        if parked:
+            self._next_pass(self.wait())
+        else:
+            self.parked = None
 
     def close(self) -> None:
         """The session is ending: nothing of its app waits any more (it must shut down)."""
         self.closed = True
-        if self._unpark is not None:
-            self._unpark.cancel()
-        self.unpark()
+        if self.parked is not None:
+            self._next_pass(0.0)
 
     def work(self, seconds: float) -> None:
         """One callback of the app ran for `seconds` of processor time: charged if the
@@ -265,7 +283,7 @@ class WorkMeter:
             if budget is None:
                 return callback(*args)
             if budget.parked is not None or budget.wait() > 0:
-                budget.park(lambda: plain(run, context, callback, *args, context=context))
+                budget.park(context, callback, args)
                 return None
             started = time.thread_time()
             try:
@@ -350,7 +368,7 @@ class InputPacer:
 
     def input(self, data: bytes) -> None:
         budget = self.budget
-        if budget is None or (not self.held and budget.wait() == 0):
+        if budget is None or (not self.held and budget.parked is None and budget.wait() == 0):
             self.feed(data)
             return
         for key in keys_of(data):
@@ -405,8 +423,10 @@ class InputPacer:
             self._schedule(max(wait, QUIET))
             return
         now = asyncio.get_running_loop().time()
-        if not budget.quiet() and now - self._waiting_since < QUIET_MAX:
-            self._schedule(QUIET)
+        if budget.parked is not None or (
+            not budget.quiet() and now - self._waiting_since < QUIET_MAX
+        ):
+            self._schedule(QUIET)  # never while its work waits: a key must follow it
             return
         self._waiting_since = 0.0
         gap = QUIET
@@ -437,7 +457,8 @@ class InputPacer:
 
     def _settled(self) -> None:
         self._resize_timer = None
-        if self.budget is None or (not self.held and self.budget.wait() == 0):
+        budget = self.budget
+        if budget is None or (not self.held and budget.parked is None and budget.wait() == 0):
             self._give_size()
         else:
             self._schedule(0.0)  # after the keys held, as the budget allows
