@@ -1,6 +1,6 @@
 """Each session's share of the host's time (cantina/ssh/budget.py): the budget's logic on
 a fake clock, and, with real asyncssh clients on 127.0.0.1, that one session's flood of
-Tabs or window changes slows only itself."""
+Tabs or window changes slows only itself. And the footer, which made a Tab dear."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from pathlib import Path
 import asyncssh
 import pytest
 from ssh_clients import Terminal, make_key
+from textual.widgets import Footer
 
+from cantina.app import CantinaApp
 from cantina.ssh.budget import (
     QUEUE_MAX,
     RESIZE_MAX,
@@ -27,6 +29,7 @@ from cantina.ssh.budget import (
 from cantina.ssh.keys import load_or_create_host_key
 from cantina.ssh.limits import Limits
 from cantina.ssh.server import Host, HostOptions
+from screens.textual_compat import FooterKey
 
 
 class Clock:
@@ -254,3 +257,25 @@ async def test_a_resize_storm_is_a_few_resizes_and_the_last_size_wins(tmp_path, 
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)
+
+
+# --- the footer -------------------------------------------------------------------------------
+
+
+async def test_a_focus_change_that_keeps_the_keys_keeps_the_footer():
+    """Textual's footer made its keys anew (and laid the screen out again) at each change
+    of the screen's bindings, several for one Tab; now only when the keys differ."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(Footer)
+        keys = list(footer.query(FooterKey))
+        focused = app.focused
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is not focused  # the focus moved
+        assert list(footer.query(FooterKey)) == keys  # the very same keys
+        await pilot.press("s")  # another screen: other keys
+        await pilot.pause()
+        assert app.screen.query_one(Footer).query(FooterKey)
+        assert {key.key for key in app.screen.query(FooterKey)} != {key.key for key in keys}
