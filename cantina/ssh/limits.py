@@ -25,9 +25,9 @@ class Limits:
     work_rate: float = 0.05
     """Seconds of the host's time a session's input may cost, per second, sustained; its
     input waits while it has used more (see budget.py). 0: no limit."""
-    work_burst: float = 0.5
-    """Seconds of the host's time a session may use at once before its input waits (an
-    address's sessions together: twice as much)."""
+    work_burst: float = 0.3
+    """Seconds of the host's time a session may use at once before its input waits (and
+    all the sessions of one address together)."""
     address_work_rate: float = 0.08
     """As `work_rate`, for all the sessions of one client address together."""
     write_buffer: int = 1 << 20

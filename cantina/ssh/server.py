@@ -83,7 +83,7 @@ class Host:
         self.server: asyncssh.SSHAcceptor | None = None
         limits = self.limits
         self.budgets = Budgets(
-            limits.work_rate, limits.work_burst, limits.address_work_rate, limits.work_burst * 2
+            limits.work_rate, limits.work_burst, limits.address_work_rate, limits.work_burst
         )
         """Each session's and each address's share of the host's time (budget.py)."""
         self._sweeper: asyncio.Task[None] | None = None
