@@ -47,6 +47,10 @@ whether the goal is met (p95 within 2x the baseline, no key over 1 s), plus the 
 host wrote to its log during the phase. Every attack ends with its phase.
 
     .venv/bin/python benchmarks/bench_ssh.py --abuse [--phase 12] [--attacks abcdef]
+
+With --costs, one session in this process, and what a Tab, a window change, `v` then Esc
+(a table's setup screen and back) and a letter cost the host, as the work meter of
+cantina/ssh/budget.py charges them (no share set, so nothing waits).
 """
 
 from __future__ import annotations
@@ -584,6 +588,67 @@ async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
         host.wait(10)
 
 
+async def costs(rounds: int) -> None:
+    """What a key costs the host, as the work meter charges it (processor time of the
+    session's app from the key until it rests; cantina/ssh/budget.py), with no share set."""
+    from cantina.ssh.keys import load_or_create_host_key
+    from cantina.ssh.limits import Limits
+    from cantina.ssh.server import Host, HostOptions
+
+    with tempfile.TemporaryDirectory() as folder:
+        unlimited = Limits(work_rate=1000.0, address_work_rate=1000.0, work_burst=1000.0)
+        key_path = Path(folder) / "host_key"
+        options = HostOptions(port=0, host_key=key_path, open=True, limits=unlimited)
+        host = Host(options, None)
+        await host.start(load_or_create_host_key(key_path))
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        screen, conn, chan = await connect_as(host.port, key, "costs", HONEST)
+        budget = next(iter(host.sessions)).budget
+        assert budget is not None
+
+        async def settled() -> None:
+            while not budget.quiet() or time.perf_counter() - budget.last_work < 0.15:
+                await asyncio.sleep(0.02)
+
+        async def tab(n: int) -> None:
+            chan.write(b"\t")
+
+        async def resize(n: int) -> None:
+            chan.change_terminal_size(*((100, 30), (80, 24))[n % 2])
+
+        async def v_esc(n: int) -> None:
+            mark = len(screen.data)
+            chan.write(b"v")
+            await asyncio.wait_for(wait_after(screen, mark, b"Stand-in"), 30)
+            await settled()
+            chan.write(b"\x1b")
+            await asyncio.wait_for(wait_after(screen, mark, b"shared tables"), 30)
+
+        async def letter(n: int) -> None:
+            chan.write(b"j" if n == 0 else (b"a", b"\x7f")[n % 2])
+
+        await asyncio.sleep(1)
+        actions = (("Tab", tab), ("resize", resize), ("v, Esc", v_esc), ("letter", letter))
+        for name, action in actions:
+            spent = []
+            for n in range(rounds):
+                await settled()
+                before, mark = budget.spent, len(screen.data)
+                await action(n)
+                started = time.perf_counter()
+                while len(screen.data) == mark and time.perf_counter() - started < 1:
+                    await asyncio.sleep(0.005)
+                await settled()
+                spent.append((budget.spent - before) * 1000)
+            print(
+                f"{name:<8} median {statistics.median(spent):6.1f} ms  "
+                f"max {max(spent):6.1f} ms  ({rounds} times)",
+                flush=True,
+            )
+        conn.close()
+        await host.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", default="1,8,32,64")
@@ -603,10 +668,18 @@ def main() -> None:
     )
     parser.add_argument("--phase", type=float, default=12.0, help="seconds of each attack")
     parser.add_argument("--attacks", default="abcdef", help="which attacks (letters)")
+    parser.add_argument(
+        "--costs",
+        action="store_true",
+        help="what a Tab, a resize, `v` then Esc and a letter cost the host (one session)",
+    )
     parser.add_argument("--attack-worker", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("CANTINA_CONFIG_DIR", tempfile.mkdtemp())
+    if args.costs:
+        asyncio.run(costs(20))
+        return
     if args.attack_worker:
         asyncio.run(attack_worker(args.attack_worker, args.port, args.phase))
         return
