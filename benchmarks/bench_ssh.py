@@ -21,6 +21,36 @@ share the machine with the host, so the figures include their cost too.
 With --at-table, every session first goes from the lobby to a Val-Des table of its own
 (one person, three AI seats) and, once asked for a call, its key a second shows the odds
 of the call on offer, then hides them.
+
+With --abuse, one host with its default limits and 8 honest sessions (from 127.0.0.1)
+typing a key a second into the lobby's join-code field, each key timed to the first
+output after it (a key unanswered in 5 s counts as 5 s). First a quiet baseline, then
+each attack in turn, from another address (127.0.0.2), for --phase seconds each:
+
+  a. 130 TCP connections that never start the handshake, held open; during it a new
+     player (from 127.0.0.3) logs in: whether they got the lobby, and how long it took.
+  b. one session sending Tab at 500 bytes a second.
+  c. one session alternating `v` (a new Vigo's Favor table's setup) and Esc as fast as
+     the keys are told apart (Esc alone is a key after Textual's ESCDELAY).
+  d. 8 sessions each sending window changes every 5 ms (two sizes in turn).
+  e. one session sending bad escape sequences (`ESC[9999999u`, `ESC[27;5;9999999~`,
+     ctrl+Q ctrl+P), reconnecting if it is ended.
+  f. a table hog: 8 sessions setting up and starting Vigo's Favor tables, each leaving
+     and coming back for another (tables that keep playing with their stand-ins).
+
+Each attack runs in a process of its own (as from another machine: its own client work
+does not slow the honest clients' reading); the sessions of b to e connect before their
+phase begins, so their logins are not timed as the attack.
+
+For each: the honest keys' median, p95 and max, the p95's ratio to the baseline's, and
+whether the goal is met (p95 within 2x the baseline, no key over 1 s), plus the lines the
+host wrote to its log during the phase. Every attack ends with its phase.
+
+    .venv/bin/python benchmarks/bench_ssh.py --abuse [--phase 12] [--attacks abcdef]
+
+With --costs, one session in this process, and what a Tab, a window change, `v` then Esc
+(a table's setup screen and back) and a letter cost the host, as the work meter of
+cantina/ssh/budget.py charges them (no share set, so nothing waits).
 """
 
 from __future__ import annotations
@@ -91,6 +121,40 @@ if os.environ.get("BENCH_GC_THRESHOLDS"):  # trying other settings than the host
         gc.set_threshold(*thresholds)
     serve.tune_collector = tune_collector
 asyncio.run(cantina.ssh.serve.run_host(options, tune_gc=tune))
+"""
+
+
+ABUSE_HOST = """
+import asyncio, os, sys
+from pathlib import Path
+import cantina.ssh.serve
+from cantina.ssh.server import HostOptions
+
+options = HostOptions(port=int(sys.argv[1]), host_key=Path(sys.argv[2]), open=True)
+if os.environ.get("BENCH_GC_LOG"):  # each collection over 20 ms, as it happens
+    import gc, time
+    started = {}
+    def watch(phase, info):
+        if phase == "start":
+            started["t"] = time.perf_counter()
+        elif (took := time.perf_counter() - started["t"]) > 0.02:
+            print(f"gc gen{info['generation']} {took * 1000:.0f} ms", file=sys.stderr, flush=True)
+    gc.callbacks.append(watch)
+ready = None
+if os.environ.get("BENCH_BUDGET_LOG"):  # each second, each session's account
+    def ready(host):
+        async def report():
+            while True:
+                await asyncio.sleep(1)
+                for s in host.sessions:
+                    b = s.budget
+                    if b is not None:
+                        print(f"{s.gate.address} spent {b.spent:.3f} levels "
+                              f"{[round(x.level(), 3) for x in b.buckets]} parked "
+                              f"{len(b.parked or ())} held {len(s.pacer.held)}",
+                              file=sys.stderr, flush=True)
+        asyncio.get_running_loop().create_task(report())
+asyncio.run(cantina.ssh.serve.run_host(options, ready))
 """
 
 
@@ -242,6 +306,350 @@ async def level(
         host.wait(10)
 
 
+HONEST, ATTACKER, NEWCOMER = "127.0.0.1", "127.0.0.2", "127.0.0.3"
+
+
+async def connect_as(
+    port: int, key: asyncssh.SSHKey, name: str, address: str, size=(80, 24)
+) -> tuple[Screen, asyncssh.SSHClientConnection, asyncssh.SSHClientChannel]:
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username=name,
+        client_keys=[key],
+        known_hosts=None,
+        agent_path=None,
+        connect_timeout=30,
+        local_addr=(address, 0),
+    )
+    chan, screen = await conn.create_session(
+        Screen, term_type="xterm-256color", term_size=size, encoding=None
+    )
+    await screen.wait_for(b"shared tables", 30)
+    return screen, conn, chan
+
+
+async def honest_typist(screen: Screen, chan, seconds: float, echoes: list[float]) -> None:
+    """A key a second (a letter, then Backspace), each waited for: from the write to the
+    first output after it, or 5 s when none comes."""
+    await asyncio.sleep(random.random())
+    end = time.perf_counter() + seconds
+    n = 0
+    while time.perf_counter() < end:
+        tick = time.perf_counter()
+        mark = len(screen.data)
+        screen.arrived.clear()
+        chan.write((b"a", b"\x7f")[n % 2])
+        n += 1
+        while len(screen.data) == mark and time.perf_counter() - tick < 5:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(screen.arrived.wait(), 0.1)
+            screen.arrived.clear()
+        echoes.append(min(time.perf_counter() - tick, 5.0))
+        await asyncio.sleep(max(0.0, tick + 1 - time.perf_counter()))
+
+
+async def attack_sockets(port: int, key, seconds: float, notes: list[str]) -> None:
+    """130 connections that never speak; a newcomer logs in 2 s into it."""
+    held = []
+    for _ in range(130):
+        with contextlib.suppress(OSError):
+            held.append(await asyncio.open_connection("127.0.0.1", port, local_addr=(ATTACKER, 0)))
+    await asyncio.sleep(2)
+    started = time.perf_counter()
+    try:
+        _, conn, _ = await asyncio.wait_for(
+            connect_as(port, key, "newcomer", NEWCOMER), max(1.0, seconds - 2)
+        )
+        notes.append(f"newcomer in after {time.perf_counter() - started:.2f}s")
+        conn.close()
+    except (OSError, asyncssh.Error, TimeoutError) as err:
+        why = str(err).strip() or type(err).__name__
+        notes.append(f"newcomer refused after {time.perf_counter() - started:.2f}s ({why})")
+    notes.append(f"{len(held)} sockets held")
+    await asyncio.sleep(max(0.0, seconds - 2 - (time.perf_counter() - started)))
+    for _, writer in held:
+        writer.close()
+
+
+async def attack_keys(
+    port: int, key, seconds: float, notes: list[str], kind: str, links: list
+) -> None:
+    """One session (connected before the phase): Tab at 500 bytes/s, `v` and Esc, or bad
+    escape sequences; when the host ends it, a new one (connecting is then the attack's)."""
+    end = time.perf_counter() + seconds
+    sessions = 0
+    sent = 0
+    while time.perf_counter() < end:
+        if links:
+            _, conn, chan = links.pop()
+        else:
+            try:
+                _, conn, chan = await connect_as(port, key, f"abuser{kind}", ATTACKER)
+            except (OSError, asyncssh.Error, TimeoutError):
+                await asyncio.sleep(0.5)
+                continue
+        sessions += 1
+        try:
+            while time.perf_counter() < end and not chan.is_closing():
+                if kind == "tab":
+                    chan.write(b"\t" * 5)
+                    await asyncio.sleep(0.01)
+                elif kind == "vesc":
+                    chan.write(b"v")
+                    await asyncio.sleep(0.02)
+                    chan.write(b"\x1b")
+                    await asyncio.sleep(0.13)
+                else:
+                    chan.write(b"\x1b[9999999u")
+                    await asyncio.sleep(0.05)
+                    chan.write(b"\x1b[27;5;9999999~")
+                    await asyncio.sleep(0.05)
+                    chan.write(b"\x11\x10")
+                    await asyncio.sleep(0.05)
+                sent += 1
+        except (OSError, asyncssh.Error):
+            pass
+        finally:
+            conn.close()
+    notes.append(f"{sent} writes, {sessions} session(s)")
+
+
+async def attack_resize(seconds: float, notes: list[str], links: list) -> None:
+    """8 sessions (connected before the phase), each changing its size every 5 ms."""
+    end = time.perf_counter() + seconds
+    changes = 0
+
+    async def storm(chan) -> None:
+        nonlocal changes
+        n = 0
+        while time.perf_counter() < end and not chan.is_closing():
+            chan.change_terminal_size(*((100, 40), (80, 24))[n % 2])
+            n += 1
+            changes += 1
+            await asyncio.sleep(0.005)
+
+    await asyncio.gather(*(storm(chan) for _, _, chan in links), return_exceptions=True)
+    for _, conn, _ in links:
+        conn.close()
+    notes.append(f"{len(links)} sessions, {changes} window changes")
+
+
+async def attack_tables(port: int, key, seconds: float, notes: list[str]) -> None:
+    """8 sessions, each setting up and starting a Vigo's Favor table, then leaving (its
+    connection closed) and coming back for another, until the phase ends."""
+    end = time.perf_counter() + seconds
+    started = 0
+
+    async def hog(i: int) -> None:
+        nonlocal started
+        while time.perf_counter() < end:
+            conn = None
+            try:
+                screen, conn, chan = await connect_as(port, key, f"hog{i}", ATTACKER)
+                for keys, words in ((b"v", b"Stand-in"), (b"\x13", b"Press s"), (b"s", b"")):
+                    mark = len(screen.data)
+                    chan.write(keys)
+                    if words:
+                        left = max(0.1, end - time.perf_counter())
+                        await asyncio.wait_for(wait_after(screen, mark, words), left)
+                started += 1
+                await asyncio.sleep(0.3)
+            except (OSError, asyncssh.Error, TimeoutError):
+                await asyncio.sleep(0.5)
+            finally:
+                if conn is not None:
+                    conn.close()
+
+    await asyncio.gather(*(hog(i) for i in range(8)))
+    notes.append(f"{started} tables started")
+
+
+async def wait_after(screen: Screen, mark: int, words: bytes) -> None:
+    while words not in screen.data[mark:]:
+        screen.arrived.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(screen.arrived.wait(), 0.5)
+
+
+ATTACKS: dict[str, int] = {
+    "baseline": 0,
+    "a. 130 idle sockets": 0,
+    "b. Tab 500 B/s": 1,
+    "c. v / Esc": 1,
+    "d. 8 resize storms": 8,
+    "e. bad escapes": 1,
+    "f. table hog": 0,
+}
+"""Each attack, and how many of its sessions connect before its phase begins (their
+logins are not the attack)."""
+
+
+async def attack_worker(letter: str, port: int, phase: float) -> None:
+    """One attack, from a process of its own: its sessions connected, it says how many,
+    waits for a line on stdin, attacks for the phase, and prints its notes."""
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    ready = next(n for name, n in ATTACKS.items() if name[0] == letter)
+    links = [await connect_as(port, key, f"attacker{i}", ATTACKER) for i in range(ready)]
+    print(len(links), flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    notes: list[str] = []
+    if letter == "a":
+        await attack_sockets(port, key, phase, notes)
+    elif letter in "bce":
+        kind = {"b": "tab", "c": "vesc", "e": "bad"}[letter]
+        await attack_keys(port, key, phase, notes, kind, links)
+    elif letter == "d":
+        await attack_resize(phase, notes, links)
+    else:
+        await attack_tables(port, key, phase, notes)
+    print("\n".join(notes), flush=True)
+
+
+async def abuse(phase: float, key_path: Path, which: str) -> None:
+    with tempfile.TemporaryFile("w+") as log:
+        await abuse_logged(phase, key_path, log, which)
+
+
+async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
+    port = free_port()
+    host = subprocess.Popen(
+        [sys.executable, "-c", ABUSE_HOST, str(port), str(key_path)],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+    )
+    try:
+        assert host.stdout is not None
+        while "fingerprint" not in host.stdout.readline():
+            pass
+        await asyncio.sleep(0.5)
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        honest = [await connect_as(port, key, f"honest{i}", HONEST) for i in range(8)]
+        for _, _, chan in honest:
+            chan.write(b"j")  # to the join-code field (a focus change: not timed)
+        await asyncio.sleep(2)
+        print(
+            f"{'phase':<22} {'keys':>5} {'median':>8} {'p95':>8} {'max':>8} {'p95/base':>9} "
+            f"{'goal':>5} {'log':>5}  notes",
+            flush=True,
+        )
+        base = 0.0
+        for name in ATTACKS:
+            if name != "baseline" and name[0] not in which:
+                continue
+            attacker = None
+            if name != "baseline":  # in a process of its own, as from another machine
+                attacker = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    __file__,
+                    "--attack-worker",
+                    name[0],
+                    "--port",
+                    str(port),
+                    "--phase",
+                    str(phase),
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                )
+                assert attacker.stdout is not None and attacker.stdin is not None
+                if int(await attacker.stdout.readline()):  # its sessions, once connected
+                    await asyncio.sleep(2)
+            echoes: list[float] = []
+            notes: list[str] = []
+            log_at = log.seek(0, 2)
+            typing = [honest_typist(s, chan, phase, echoes) for s, _, chan in honest]
+            if attacker is None:
+                await asyncio.gather(*typing)
+            else:
+                assert attacker.stdout is not None and attacker.stdin is not None
+                attacker.stdin.write(b"go\n")
+                said, *_ = await asyncio.gather(attacker.stdout.read(), *typing)
+                await attacker.wait()
+                notes = said.decode().splitlines()
+            log.seek(log_at)
+            logged = log.read().splitlines()
+            if os.environ.get("BENCH_GC_LOG"):
+                print("\n".join(logged), flush=True)
+            lines = len(logged)
+            p95, top = pct(echoes, 0.95), max(echoes)
+            base = base or p95
+            met = p95 <= 2 * base and top <= 1.0
+            print(
+                f"{name:<22} {len(echoes):>5} {statistics.median(echoes) * 1000:>6.1f}ms "
+                f"{p95 * 1000:>6.1f}ms {top * 1000:>6.0f}ms {p95 / base:>8.1f}x "
+                f"{'yes' if met else 'NO':>5} {lines:>5}  {'; '.join(notes)}",
+                flush=True,
+            )
+            await asyncio.sleep(3)  # what the attack left behind settles
+        for _, conn, _ in honest:
+            conn.close()
+    finally:
+        host.terminate()
+        host.wait(10)
+
+
+async def costs(rounds: int) -> None:
+    """What a key costs the host, as the work meter charges it (processor time of the
+    session's app from the key until it rests; cantina/ssh/budget.py), with no share set."""
+    from cantina.ssh.keys import load_or_create_host_key
+    from cantina.ssh.limits import Limits
+    from cantina.ssh.server import Host, HostOptions
+
+    with tempfile.TemporaryDirectory() as folder:
+        unlimited = Limits(work_rate=1000.0, address_work_rate=1000.0, work_burst=1000.0)
+        key_path = Path(folder) / "host_key"
+        options = HostOptions(port=0, host_key=key_path, open=True, limits=unlimited)
+        host = Host(options, None)
+        await host.start(load_or_create_host_key(key_path))
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        screen, conn, chan = await connect_as(host.port, key, "costs", HONEST)
+        budget = next(iter(host.sessions)).budget
+        assert budget is not None
+
+        async def settled() -> None:
+            while not budget.quiet() or time.perf_counter() - budget.last_work < 0.15:
+                await asyncio.sleep(0.02)
+
+        async def tab(n: int) -> None:
+            chan.write(b"\t")
+
+        async def resize(n: int) -> None:
+            chan.change_terminal_size(*((100, 30), (80, 24))[n % 2])
+
+        async def v_esc(n: int) -> None:
+            mark = len(screen.data)
+            chan.write(b"v")
+            await asyncio.wait_for(wait_after(screen, mark, b"Stand-in"), 30)
+            await settled()
+            chan.write(b"\x1b")
+            await asyncio.wait_for(wait_after(screen, mark, b"shared tables"), 30)
+
+        async def letter(n: int) -> None:
+            chan.write(b"j" if n == 0 else (b"a", b"\x7f")[n % 2])
+
+        await asyncio.sleep(1)
+        actions = (("Tab", tab), ("resize", resize), ("v, Esc", v_esc), ("letter", letter))
+        for name, action in actions:
+            spent = []
+            for n in range(rounds):
+                await settled()
+                before, mark = budget.spent, len(screen.data)
+                await action(n)
+                started = time.perf_counter()
+                while len(screen.data) == mark and time.perf_counter() - started < 1:
+                    await asyncio.sleep(0.005)
+                await settled()
+                spent.append((budget.spent - before) * 1000)
+            print(
+                f"{name:<8} median {statistics.median(spent):6.1f} ms  "
+                f"max {max(spent):6.1f} ms  ({rounds} times)",
+                flush=True,
+            )
+        conn.close()
+        await host.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", default="1,8,32,64")
@@ -253,8 +661,33 @@ def main() -> None:
         help="each session plays alone at a Val-Des table (1 person, 3 AI) and its key "
         "shows and hides the odds of the call on offer, instead of typing in the lobby",
     )
+    parser.add_argument(
+        "--abuse",
+        action="store_true",
+        help="8 honest sessions typing while one address attacks the host in turn "
+        "(see the docstring); their keystroke p95 under each attack against a baseline",
+    )
+    parser.add_argument("--phase", type=float, default=12.0, help="seconds of each attack")
+    parser.add_argument("--attacks", default="abcdef", help="which attacks (letters)")
+    parser.add_argument(
+        "--costs",
+        action="store_true",
+        help="what a Tab, a resize, `v` then Esc and a letter cost the host (one session)",
+    )
+    parser.add_argument("--attack-worker", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("CANTINA_CONFIG_DIR", tempfile.mkdtemp())
+    if args.costs:
+        asyncio.run(costs(20))
+        return
+    if args.attack_worker:
+        asyncio.run(attack_worker(args.attack_worker, args.port, args.phase))
+        return
+    if args.abuse:
+        with tempfile.TemporaryDirectory() as folder:
+            asyncio.run(abuse(args.phase, Path(folder) / "host_key", args.attacks))
+        return
     with tempfile.TemporaryDirectory() as folder:
         key = Path(folder) / "host_key"
         print(

@@ -68,6 +68,14 @@ class Limits:
     """Bytes of input per second, sustained; more is dropped."""
     paste_max: int = 16384
     """Bytes of input at once (a paste); more is dropped."""
+    work_rate: float = 0.05
+    """Seconds of the host's time a session's input may cost, per second, sustained; its
+    input waits while it has used more (see budget.py). 0: no limit."""
+    work_burst: float = 0.3
+    """Seconds of the host's time a session may use at once before its input waits (and
+    all the sessions of one address together)."""
+    address_work_rate: float = 0.08
+    """As `work_rate`, for all the sessions of one client address together."""
     write_buffer: int = 1 << 20
     """Bytes of output waiting for a client; past it the client is not reading and is
     dropped, so it never holds memory or stalls the others."""

@@ -25,6 +25,7 @@ from cantina.campaign.store import save_dir
 from cantina.lobby import Lobby
 from cantina.pace import Pace
 from cantina.seating import clean_name
+from cantina.ssh.budget import OWNER, Budgets, InputPacer, WorkBudget, WorkMeter
 from cantina.ssh.keys import fingerprint
 from cantina.ssh.limits import InputGate, Limits, early_drop
 from cantina.store.memory import InProcessStore, TableStore
@@ -41,7 +42,6 @@ after logging in, where a plain DISCONNECT reads as a normal close)."""
 
 MAX_SIZE = (400, 150)
 """The largest terminal drawn for (a client may claim any size; drawing costs by area)."""
-RESIZE_EVERY = 0.05
 SILENT_MAKES_WAY = 1.0
 """Seconds after which a connection that has sent no SSH version is not a client still
 starting, and makes way for a new connection from its address at its cap."""
@@ -126,6 +126,11 @@ class Host:
                 store=self.store,
             )
         self.server: asyncssh.SSHAcceptor | None = None
+        limits = self.limits
+        self.budgets = Budgets(
+            limits.work_rate, limits.work_burst, limits.address_work_rate, limits.work_burst
+        )
+        """Each session's and each address's share of the host's time (budget.py)."""
         self._sweeper: asyncio.Task[None] | None = None
 
     def player_saves(self, identity: str) -> Path | None:
@@ -232,6 +237,8 @@ class Host:
         when it cannot be reached)."""
         if self.lobby is not None:
             await self.lobby.restore()
+        if self.budgets.enabled:
+            WorkMeter.install(asyncio.get_running_loop())
         self.server = await asyncssh.create_server(
             lambda: Gate(self),
             self.options.host,
@@ -275,6 +282,8 @@ class Host:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
+        if self.budgets.enabled:
+            WorkMeter.uninstall(asyncio.get_running_loop())
 
 
 class Gate(asyncssh.SSHServer):
@@ -477,11 +486,14 @@ class Session(asyncssh.SSHServerSession):
         self.closed = False
         self.input_ended = False
         """The client sent EOF before the app was made."""
-        self._resize: asyncio.TimerHandle | None = None
         self.goodbye = ""
         """Why the host ended this session, told to the player as it closes."""
         limits = host.limits
         self.gate_input = InputGate(limits.input_rate, limits.paste_max)
+        self.budget: WorkBudget | None = None
+        """This session's share of the host's time, once it runs (None: unlimited)."""
+        self.pacer = InputPacer(None, self._feed, self._give_size)
+        """Where input and window changes wait while the session is over its budget."""
         self.last_input = asyncio.get_event_loop().time()
 
     # --- what the client asks for ----------------------------------------------------------
@@ -492,6 +504,7 @@ class Session(asyncssh.SSHServerSession):
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], modes) -> bool:
         self.size = terminal_size(term_size[0], term_size[1])
+        self.pacer.shown_size = self.size
         return True
 
     def shell_requested(self) -> bool:
@@ -517,6 +530,8 @@ class Session(asyncssh.SSHServerSession):
         if full:
             return self.refuse(full)
         self.host.started(self)
+        if self.host.budgets.enabled:
+            self.budget = self.pacer.budget = self.host.budgets.open(self.gate.address)
         self.task = asyncio.create_task(self.run(), name=f"cantina session {self.gate.identity}")
 
     def refuse(self, why: str) -> None:
@@ -533,6 +548,7 @@ class Session(asyncssh.SSHServerSession):
         from cantina.ssh.app import HostedApp, colour_system
 
         assert self.chan is not None
+        OWNER.set(self.budget)  # the app's work, in every task it makes, is this session's
         try:
             colours = colour_system(self.chan.get_terminal_type(), self.chan.get_environment())
             lobby = self.host.lobby
@@ -563,8 +579,17 @@ class Session(asyncssh.SSHServerSession):
             self.goodbye = "something went wrong, and this session ended"
         finally:
             self.host.ended(self)
+            self._release()
             self.app = None
             self.close(1 if self.goodbye else 0)
+
+    def _release(self) -> None:
+        """Give back this session's account (once) and drop what it held."""
+        self.pacer.close()
+        if self.budget is not None:
+            self.budget.close()
+            self.host.budgets.close(self.gate.address, self.budget)
+            self.budget = self.pacer.budget = None
 
     def close(self, status: int) -> None:
         """Say goodbye (if there is a reason to) and close the channel."""
@@ -582,6 +607,8 @@ class Session(asyncssh.SSHServerSession):
     def end(self, why: str) -> None:
         """End this session from the host's side (idle, host closing, bad input)."""
         self.goodbye = self.goodbye or why
+        if self.budget is not None:
+            self.budget.close()  # nothing of it waits: it must shut down
         if self.app is not None:
             self.app.leave()
         elif self.chan is not None and not self.closed:
@@ -625,23 +652,26 @@ class Session(asyncssh.SSHServerSession):
         if not passed:
             return
         self.last_input = asyncio.get_running_loop().time()
+        self.pacer.input(passed)  # now, or once this session's budget allows
+
+    def _feed(self, data: bytes) -> None:
+        if self.driver is None:
+            return
         try:
-            self.driver.feed(passed)
+            self.driver.feed(data)
         except Exception:
             log.error("input failed:\n%s", traceback.format_exc())
             self.end("bad input")
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        """Follow the client's terminal, at most every RESIZE_EVERY seconds: a flood of
-        window changes is a flood of whole-screen redraws."""
+        """Follow the client's terminal once its size settles (the last size wins): a
+        flood of window changes would be a flood of whole-screen redraws."""
         self.size = terminal_size(width, height)
-        if self._resize is None:
-            self._resize = asyncio.get_running_loop().call_later(RESIZE_EVERY, self._resized)
+        self.pacer.window(*self.size)
 
-    def _resized(self) -> None:
-        self._resize = None
+    def _give_size(self, width: int, height: int) -> None:
         if self.driver is not None:
-            self.driver.resized(*self.size)
+            self.driver.resized(width, height)
 
     def eof_received(self) -> bool:
         """The client has no more input: end the app, and keep the channel open until it
@@ -660,3 +690,4 @@ class Session(asyncssh.SSHServerSession):
         if self.app is not None:
             self.app.leave()
         self.host.ended(self)
+        self._release()

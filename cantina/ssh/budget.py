@@ -1,0 +1,482 @@
+"""Each session's share of the host's time: its input waits while it has used up its share.
+
+Every session's app runs in the host's one event loop, so a key that costs the host 30
+ms delays every other player by up to 30 ms. Counting input bytes does not bound that (a
+Tab is one byte), so the host counts the time it spends on each session's input, and a
+session that has spent more than its share waits until the share comes back: its excess
+slows only itself.
+
+What is counted (`WorkMeter`, `WorkBudget`): the processor time of every event-loop
+callback run for a session's app, from the moment the app is given input (a key, a new
+size) until it has rested (had nothing scheduled) for `REST` seconds; while the loop is
+crowded, the app's work on one key is spread thin, but it has not rested. A session's
+app and every task it creates run in a context where `OWNER` names the session's budget
+(set as the session starts, inherited by each task made after it); the meter wraps the
+loop's `call_soon`, which schedules every step of every task and every future's
+callbacks, and charges each callback's time to the budget its context names. That is the
+app's message handling, layout, rendering and writing of frames, whatever caused them;
+another session's callback is charged to that one, so one session's flood never shows up
+in another's account, and the time is the host thread's own (`thread_time`), so a busy
+machine does not make a key look dearer. What the app does after resting (a table's
+moves, a clock, the lobby's list redrawn for others' tables) is not its input's doing
+and costs it nothing. Parsing the keys runs in the SSH connection's callback, and is
+timed and charged there (`InputPacer.feed`). Not counted: the SSH layer (bounded by the
+byte budget of limits.py) and AI players, who think in worker threads.
+
+The share (`Bucket`): a token bucket of seconds of work, refilled at `rate` seconds per
+second up to `burst`. Each session has one, and so has each client address, which all
+its sessions draw on too: eight sessions from one address get one address's share, not
+eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab tens).
+
+What waits, while either bucket is in debt: the rest of the app's work (each of its
+callbacks is put off, in order, until the debt is paid: `WorkBudget.park`), so even one
+costly key is cut short for the others; and its input (`InputPacer`), which joins a
+queue (at most `QUEUE_MAX` bytes; more is dropped) fed to the app one key at a time,
+each once the budget is out of debt and the app has rested after the last (or after
+`QUIET_MAX` at most), so the cost of each key is counted before the next goes in. A Tab
+or shift+Tab already waiting swallows another (focus moves coalesce), and a mouse
+movement waiting is replaced by the next. Window changes coalesce too: the last size
+wins, given to the app once the client's size has stayed put for `RESIZE_QUIET` (or
+every `RESIZE_MAX` during a storm), and, like keys, only when the budget allows; the
+redraw is charged as any work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable
+from contextvars import Context, ContextVar, copy_context
+from typing import Any
+
+OWNER: ContextVar[WorkBudget | None] = ContextVar("cantina_work_owner", default=None)
+"""The budget charged for the work of the task running now (None: nobody's)."""
+
+QUEUE_MAX = 4096
+"""Bytes of input held for a session over its budget; more is dropped."""
+REST = 0.05
+"""Seconds with nothing scheduled after which a session's app has finished with the
+input it was given: work after that is its own (a clock, a table's moves), not charged.
+(A frame the app waits for comes sooner: Textual draws up to 60 a second.)"""
+REST_MAX = 1.0
+"""Seconds without running anything after which the app has finished, whatever it has
+scheduled (a callback cancelled before it ran is never counted as done)."""
+QUIET = 0.01
+"""Seconds between looks at whether a session's next held key may be fed."""
+QUIET_MAX = 0.5
+"""Seconds after which a held key is fed even if the app never rested (an animation)."""
+ESCAPE_GAP = 0.12
+"""Seconds after a held Esc before the next held key (Textual's ESCDELAY is 0.1): fed
+sooner, the two would be read as one alt+key."""
+RESIZE_QUIET = 0.05
+"""Seconds a client's size must stay put before its app is resized."""
+RESIZE_MAX = 0.25
+"""Seconds at most between resizes while the size keeps changing (a storm)."""
+
+Clock = Callable[[], float]
+
+
+class Bucket:
+    """A token bucket of seconds of work: `rate` seconds a second, up to `burst`. Work is
+    charged after it is done, so the bucket may go into debt; it is `ready` again once
+    refilled to zero."""
+
+    def __init__(self, rate: float, burst: float, clock: Clock = time.perf_counter) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self.tokens = burst
+        self.stamp = clock()
+        self.debt_until = self.stamp
+        """When this bucket is out of debt (in the past when it is not in debt)."""
+
+    def level(self) -> float:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        return self.tokens
+
+    def charge(self, seconds: float) -> None:
+        self.level()
+        self.tokens -= seconds
+        if self.tokens < 0:
+            self.debt_until = self.stamp - self.tokens / self.rate
+
+    def wait(self) -> float:
+        """Seconds until this bucket is out of debt (0 when it is)."""
+        return max(0.0, self.debt_until - self.clock())
+
+
+class WorkBudget:
+    """One session's account: its own bucket and its address's, and whether the work
+    its app does now follows from its input (see `began`)."""
+
+    def __init__(self, buckets: list[Bucket], clock: Clock = time.perf_counter) -> None:
+        self.buckets = buckets
+        self.clock = clock
+        self.last_work = -1e9
+        """When the app's last piece of work ended (the clock's time)."""
+        self.pending = 0
+        """The app's callbacks scheduled and not yet run (or put off)."""
+        self.idle_since = -1e9
+        """When the app last had nothing scheduled (the clock's time)."""
+        self.busy = False
+        """Whether the app is still at work on input given to it."""
+        self.spent = 0.0
+        """Seconds of work charged in all (for tests and benchmarks)."""
+        self.parked: deque[tuple[Context, Callable[..., Any], tuple[Any, ...]]] | None = None
+        """The app's callbacks put off while in debt, in order."""
+        self._unpark: asyncio.TimerHandle | None = None
+        self.closed = False
+
+    def began(self) -> None:
+        """Input (a key, a new size) is being given to the app: its work from now until
+        it rests is charged."""
+        self.busy = True
+        self.last_work = self.idle_since = self.clock()
+
+    def rested(self) -> bool:
+        """Whether the app has had nothing to do for `REST` (a frame it waits for is due
+        sooner), or has run nothing for `REST_MAX`."""
+        now = self.clock()
+        idle = self.pending <= 0 and now - self.idle_since >= REST
+        return idle or now - self.last_work >= REST_MAX
+
+    def quiet(self) -> bool:
+        """Whether the app has finished with the input it was given."""
+        return self.parked is None and (not self.busy or self.rested())
+
+    def scheduled(self) -> None:
+        """One more callback of the app's is due; if it had rested, its input's work is
+        over, and what it does now is its own."""
+        if self.busy and self.rested():
+            self.busy = False
+        self.pending += 1
+
+    def park(self, context: Context, callback: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        """Put off one of the app's callbacks until out of debt: the rest of the work of
+        a session over its share waits, not everyone."""
+        if self.parked is None:
+            self.parked = deque()
+            self._next_pass(self.wait())
+        self.parked.append((context, callback, args))
+
+    def _next_pass(self, delay: float) -> None:
+        # A timer, not `call_soon`: the meter must not put off its own release.
+        if self._unpark is None:
+            self._unpark = asyncio.get_running_loop().call_later(delay, self.unpark)
+
+    def unpark(self) -> None:
+        """Run the callbacks put off, in their order, while out of debt (or closed). They
+        run here, not scheduled anew, so that nothing the app scheduled meanwhile (put
+        off behind them as it comes up) runs before them; one pass runs at most those
+        put off before it began, and the next comes at the loop's next turn."""
+        self._unpark = None
+        parked = self.parked
+        if parked is None:
+            return
+        for _ in range(len(parked)):
+            if self.wait() > 0:
+                break
+            context, callback, args = parked.popleft()
+            started = time.thread_time()
+            try:
+                context.run(callback, *args)
+            except (SystemExit, KeyboardInterrupt):
+                raise
+            except BaseException as error:  # as asyncio's own Handle does
+                asyncio.get_running_loop().call_exception_handler(
+                    {"message": f"Exception in callback {callback!r}", "exception": error}
+                )
+            finally:
+                self.work(time.thread_time() - started)
+        if parked:
+            self._next_pass(self.wait())
+        else:
+            self.parked = None
+
+    def close(self) -> None:
+        """The session is ending: nothing of its app waits any more (it must shut down)."""
+        self.closed = True
+        if self.parked is not None:
+            self._next_pass(0.0)
+
+    def work(self, seconds: float) -> None:
+        """One callback of the app ran for `seconds` of processor time: charged if the
+        app is at work on input."""
+        self.pending -= 1
+        self.last_work = now = self.clock()
+        if self.pending <= 0:
+            self.idle_since = now
+        if self.busy:
+            self.charge(seconds)
+
+    def charge(self, seconds: float) -> None:
+        self.spent += seconds
+        for bucket in self.buckets:
+            bucket.charge(seconds)
+
+    def wait(self) -> float:
+        """Seconds until this session may be given more input (0: now)."""
+        if self.closed:
+            return 0.0
+        return max(0.0, max(b.debt_until for b in self.buckets) - self.clock())
+
+
+class Budgets:
+    """The host's accounts: one per session, one per client address while it has any."""
+
+    def __init__(
+        self, rate: float, burst: float, address_rate: float, address_burst: float
+    ) -> None:
+        self.rate, self.burst = rate, burst
+        self.address_rate, self.address_burst = address_rate, address_burst
+        self.addresses: dict[str, tuple[Bucket, int]] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self.rate > 0
+
+    def open(self, address: str) -> WorkBudget:
+        bucket, users = self.addresses.get(address) or (
+            Bucket(self.address_rate, self.address_burst),
+            0,
+        )
+        self.addresses[address] = (bucket, users + 1)
+        return WorkBudget([Bucket(self.rate, self.burst), bucket])
+
+    def close(self, address: str, budget: WorkBudget) -> None:
+        """A session ended: its address's account goes when its last session does (and
+        comes back full, as a debt never outlives the flood that made it by much)."""
+        if address in self.addresses:
+            bucket, users = self.addresses[address]
+            if users <= 1:
+                del self.addresses[address]
+            else:
+                self.addresses[address] = (bucket, users - 1)
+
+
+# --- the meter ------------------------------------------------------------------------------
+
+
+class WorkMeter:
+    """Charges each callback of the event loop to the budget its context names (see the
+    module's docstring). Installed on a loop while any host runs in it."""
+
+    _installed: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    @classmethod
+    def install(cls, loop: asyncio.AbstractEventLoop) -> None:
+        users = cls._installed.get(loop, 0)
+        cls._installed[loop] = users + 1
+        if users:
+            return
+        plain = loop.call_soon
+
+        def run(context: Context, callback: Callable[..., Any], *args: Any) -> Any:
+            budget = OWNER.get()
+            if budget is None:
+                return callback(*args)
+            if budget.parked is not None or budget.wait() > 0:
+                budget.park(context, callback, args)
+                return None
+            started = time.thread_time()
+            try:
+                return callback(*args)
+            finally:
+                budget.work(time.thread_time() - started)
+
+        def call_soon(callback: Callable[..., Any], *args: Any, context: Any = None) -> Any:
+            if context is None:
+                context = copy_context()  # as asyncio would: the caller's, as it is now
+            budget = context.get(OWNER)
+            if budget is not None:
+                budget.scheduled()
+            return plain(run, context, callback, *args, context=context)
+
+        loop.call_soon = call_soon  # type: ignore[method-assign,assignment]
+
+    @classmethod
+    def uninstall(cls, loop: asyncio.AbstractEventLoop) -> None:
+        users = cls._installed.get(loop, 0)
+        if users <= 1:
+            cls._installed.pop(loop, None)
+            if "call_soon" in vars(loop):
+                del loop.call_soon  # the class's own again
+        else:
+            cls._installed[loop] = users - 1
+
+
+# --- holding input --------------------------------------------------------------------------
+
+_KEY = re.compile(
+    rb"\x1b\[200~.*?\x1b\[201~"  # a bracketed paste, whole
+    rb"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: cursor keys, function keys, mouse, replies
+    rb"|\x1bO."  # SS3: some terminals' cursor and function keys
+    rb"|\x1b[^\x1b]"  # alt + key
+    rb"|[\xc0-\xf7][\x80-\xbf]*"  # one UTF-8 character
+    rb"|.",
+    re.DOTALL,
+)
+_MOTION = re.compile(rb"\x1b\[<(\d+);\d+;\d+[Mm]")
+FOCUS_MOVES = (b"\t", b"\x1b[Z")
+
+
+def keys_of(data: bytes) -> list[bytes]:
+    """`data` cut into keys (an unfinished sequence at the end stays one piece)."""
+    return _KEY.findall(data)
+
+
+def _is_motion(key: bytes) -> bool:
+    found = _MOTION.fullmatch(key)
+    return found is not None and bool(int(found.group(1)) & 32)
+
+
+class InputPacer:
+    """One session's input and window changes, on their way to its app, held while the
+    session is over its budget (see the module's docstring)."""
+
+    def __init__(
+        self,
+        budget: WorkBudget | None,
+        feed: Callable[[bytes], None],
+        resize: Callable[[int, int], None],
+    ) -> None:
+        self.budget = budget
+        """None: nothing is held (the host's budget is off)."""
+        self._feed = feed
+        self._resize = resize
+        self.held: deque[bytes] = deque()
+        self.held_bytes = 0
+        self.dropped = 0
+        """Bytes dropped because the queue was full (or coalesced away)."""
+        self._drain: asyncio.TimerHandle | None = None
+        self._waiting_since = 0.0
+        self.size: tuple[int, int] | None = None
+        self.shown_size: tuple[int, int] | None = None
+        self._resize_timer: asyncio.TimerHandle | None = None
+        self._storm_since = 0.0
+        self.resizes = 0
+        """Resizes given to the app (for tests and benchmarks)."""
+
+    # --- keys -------------------------------------------------------------------------------
+
+    def input(self, data: bytes) -> None:
+        budget = self.budget
+        if budget is None or (not self.held and budget.parked is None and budget.wait() == 0):
+            self.feed(data)
+            return
+        for key in keys_of(data):
+            self._hold(key)
+        self._schedule(0.0)
+
+    def _hold(self, key: bytes) -> None:
+        last = self.held[-1] if self.held else None
+        if last is not None and (
+            (key in FOCUS_MOVES and key == last) or (_is_motion(key) and _is_motion(last))
+        ):
+            # The last waiting key is the same focus move (or a mouse movement): one of
+            # them is enough.
+            self.held.pop()
+            self.held_bytes -= len(last)
+            self.dropped += len(last)
+        if self.held_bytes + len(key) > QUEUE_MAX:
+            self.dropped += len(key)
+            return
+        self.held.append(key)
+        self.held_bytes += len(key)
+
+    def feed(self, data: bytes) -> None:
+        """Give the app `data` now, charging the parsing to the session."""
+        budget = self.budget
+        if budget is not None:
+            budget.began()
+        started = time.thread_time()
+        try:
+            self._feed(data)
+        finally:
+            if budget is not None:
+                budget.charge(time.thread_time() - started)
+
+    def _schedule(self, delay: float) -> None:
+        if self._drain is None:
+            loop = asyncio.get_running_loop()
+            if not self._waiting_since:
+                self._waiting_since = loop.time()
+            self._drain = loop.call_later(delay, self._next)
+
+    def _next(self) -> None:
+        """Feed the next held key if the budget and the app allow; else look again when
+        they might. Key first, then any held resize."""
+        self._drain = None
+        budget = self.budget
+        if budget is None or not (self.held or self._resize_due()):
+            self._waiting_since = 0.0
+            return
+        wait = budget.wait()
+        if wait > 0:
+            self._schedule(max(wait, QUIET))
+            return
+        now = asyncio.get_running_loop().time()
+        if budget.parked is not None or (
+            not budget.quiet() and now - self._waiting_since < QUIET_MAX
+        ):
+            self._schedule(QUIET)  # never while its work waits: a key must follow it
+            return
+        self._waiting_since = 0.0
+        gap = QUIET
+        if self.held:
+            key = self.held.popleft()
+            self.held_bytes -= len(key)
+            self.feed(key)
+            if key == b"\x1b":
+                gap = ESCAPE_GAP  # an Esc is a key once nothing follows it for a while
+        elif self._resize_due():
+            self._give_size()
+        if self.held or self._resize_due():
+            self._schedule(gap)
+
+    # --- window changes ---------------------------------------------------------------------
+
+    def window(self, width: int, height: int) -> None:
+        """The client's new size: given to the app once the sizes stop changing."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        self.size = (width, height)
+        if self._resize_timer is not None:
+            self._resize_timer.cancel()
+        else:
+            self._storm_since = now
+        due = min(now + RESIZE_QUIET, self._storm_since + RESIZE_MAX)
+        self._resize_timer = loop.call_at(due, self._settled)
+
+    def _settled(self) -> None:
+        self._resize_timer = None
+        budget = self.budget
+        if budget is None or (not self.held and budget.parked is None and budget.wait() == 0):
+            self._give_size()
+        else:
+            self._schedule(0.0)  # after the keys held, as the budget allows
+
+    def _resize_due(self) -> bool:
+        return self._resize_timer is None and self.size != self.shown_size
+
+    def _give_size(self) -> None:
+        if self.size is not None and self.size != self.shown_size:
+            self.shown_size = self.size
+            self.resizes += 1
+            if self.budget is not None:
+                self.budget.began()
+            self._resize(*self.size)
+
+    def close(self) -> None:
+        for timer in (self._drain, self._resize_timer):
+            if timer is not None:
+                timer.cancel()
+        self._drain = self._resize_timer = None
+        self.held.clear()

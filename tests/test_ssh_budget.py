@@ -1,0 +1,281 @@
+"""Each session's share of the host's time (cantina/ssh/budget.py): the budget's logic on
+a fake clock, and, with real asyncssh clients on 127.0.0.1, that one session's flood of
+Tabs or window changes slows only itself. And the footer, which made a Tab dear."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import threading
+import time
+from pathlib import Path
+
+import asyncssh
+import pytest
+from ssh_clients import Terminal, make_key
+from textual.widgets import Footer
+
+from cantina.app import CantinaApp
+from cantina.ssh.budget import (
+    QUEUE_MAX,
+    RESIZE_MAX,
+    REST,
+    Bucket,
+    InputPacer,
+    WorkBudget,
+    keys_of,
+)
+from cantina.ssh.keys import load_or_create_host_key
+from cantina.ssh.limits import Limits
+from cantina.ssh.server import Host, HostOptions
+from screens.textual_compat import FooterKey
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_bucket_goes_into_debt_and_refills_at_its_rate():
+    clock = Clock()
+    bucket = Bucket(rate=0.1, burst=0.3, clock=clock)
+    bucket.charge(0.2)
+    assert bucket.wait() == 0  # within the burst
+    bucket.charge(0.15)
+    assert bucket.wait() == pytest.approx(0.5)  # 0.05 s of debt at 0.1 s a second
+    clock.now += 0.5
+    assert bucket.wait() == 0
+    clock.now += 100
+    assert bucket.level() == pytest.approx(0.3)  # never more than the burst
+
+
+def test_only_the_work_that_follows_input_is_charged():
+    clock = Clock()
+    own = Bucket(0.1, 0.3, clock)
+    budget = WorkBudget([own], clock)
+    budget.scheduled()
+    budget.work(0.05)  # the app's own work (a clock): free
+    assert budget.spent == 0
+    budget.began()  # a key
+    budget.scheduled()
+    budget.scheduled()
+    clock.now += 0.01
+    budget.work(0.02)
+    clock.now += REST * 3  # a crowded loop: the app's next piece comes late, but was due
+    budget.work(0.02)
+    assert budget.spent == pytest.approx(0.04)
+    assert not budget.quiet()
+    clock.now += REST / 2
+    budget.scheduled()  # its frame, soon after
+    budget.work(0.01)
+    assert budget.spent == pytest.approx(0.05)
+    clock.now += REST * 2
+    assert budget.quiet()
+    budget.scheduled()  # after a rest: a table's move, not the key's
+    budget.work(0.02)
+    assert budget.spent == pytest.approx(0.05)
+
+
+def test_an_address_bucket_is_shared_by_its_sessions():
+    clock = Clock()
+    address = Bucket(0.1, 0.2, clock)
+    first = WorkBudget([Bucket(0.1, 0.3, clock), address], clock)
+    second = WorkBudget([Bucket(0.1, 0.3, clock), address], clock)
+    first.charge(0.25)
+    assert first.wait() > 0 and second.wait() > 0  # the address is in debt for both
+
+
+def test_input_is_cut_into_keys():
+    data = b"a\t\x1b[A\x1b[<35;10;5M\xc3\xa9\x1bx\x1b[200~pasted\r\x1b[201~\x1b"
+    assert keys_of(data) == [
+        b"a",
+        b"\t",
+        b"\x1b[A",
+        b"\x1b[<35;10;5M",
+        "é".encode(),
+        b"\x1bx",
+        b"\x1b[200~pasted\r\x1b[201~",
+        b"\x1b",
+    ]
+
+
+async def test_input_over_budget_is_held_coalesced_and_bounded():
+    clock = Clock()
+    budget = WorkBudget([Bucket(0.1, 0.3, clock)], clock)
+    fed: list[bytes] = []
+    pacer = InputPacer(budget, fed.append, lambda w, h: None)
+    pacer.input(b"ab")
+    assert fed == [b"ab"]  # within the budget: at once, as it came
+    budget.charge(1.0)  # ten seconds of debt
+    pacer.input(b"\t\t\t")
+    pacer.input(b"\t")
+    pacer.input(b"\x1b[<35;1;1M\x1b[<35;2;2M\x1b[<35;3;3M")
+    assert list(pacer.held) == [b"\t", b"\x1b[<35;3;3M"]  # one focus move, the last motion
+    pacer.input(b"x" * (QUEUE_MAX + 10))
+    assert QUEUE_MAX - 10 < pacer.held_bytes <= QUEUE_MAX and pacer.dropped >= 10
+    assert fed == [b"ab"]  # nothing more while in debt
+    pacer.close()
+
+
+# --- with real clients ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def host_key(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+    return tmp_path / "host_key"
+
+
+async def start_host(host_key: Path, **limits: object) -> Host:
+    options = HostOptions(
+        port=0, host_key=host_key, open=True, limits=dataclasses.replace(Limits(), **limits)
+    )
+    host = Host(options, None)
+    await host.start(load_or_create_host_key(host_key))
+    return host
+
+
+async def connect_from(
+    port: int, address: str, key: asyncssh.SSHKey, size: tuple[int, int] = (80, 24)
+) -> tuple[asyncssh.SSHClientConnection, asyncssh.SSHClientChannel, Terminal]:
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username="player",
+        client_keys=[key],
+        known_hosts=None,
+        agent_path=None,
+        connect_timeout=10,
+        local_addr=(address, 0),
+    )
+    chan, terminal = await conn.create_session(
+        Terminal, term_type="xterm-256color", term_size=size, encoding=None
+    )
+    await terminal.expect("shared tables", timeout=30)
+    return conn, chan, terminal
+
+
+async def echo_times(chan, terminal: Terminal, seconds: float) -> list[float]:
+    """Type into the join-code field (a letter, then Backspace) four times a second;
+    from each key to the first output after it."""
+    times: list[float] = []
+    end = time.perf_counter() + seconds
+    n = 0
+    while time.perf_counter() < end:
+        mark = len(terminal.output)
+        started = time.perf_counter()
+        chan.write((b"a", b"\x7f")[n % 2])
+        n += 1
+        while len(terminal.output) == mark and time.perf_counter() - started < 5:
+            terminal.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(terminal.changed.wait(), 0.05)
+        times.append(time.perf_counter() - started)
+        await asyncio.sleep(max(0.0, started + 0.25 - time.perf_counter()))
+    return times
+
+
+def flood_tabs(port: int, key: asyncssh.SSHKey, seconds: float, ready: threading.Event) -> int:
+    """A client from another address sending Tab at 500 bytes a second (far under the
+    byte budget) for `seconds`, in a thread and event loop of its own: a flooder does not
+    wait for the host, as a client in the host's own loop would. Its session's dropped
+    bytes."""
+
+    async def flood() -> None:
+        conn, chan, _ = await connect_from(port, "127.0.0.2", key)
+        ready.set()
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            chan.write(b"\t" * 5)
+            await asyncio.sleep(0.01)
+        conn.close()
+
+    asyncio.run(flood())
+
+
+async def test_a_tab_flood_slows_only_the_flooder(tmp_path, host_key):
+    """One session floods Tab for 6 s from another address; an honest session's keys are
+    still answered quickly. (With `work_rate=0`, no budget, this test fails: the honest
+    p95 is then seconds.)"""
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    links = []
+    try:
+        links.append(honest := await connect_from(host.port, "127.0.0.1", key))
+        honest[1].write(b"j")  # to the join-code field
+        ready = threading.Event()
+        flood = asyncio.create_task(asyncio.to_thread(flood_tabs, host.port, key, 6, ready))
+        while not ready.is_set():
+            await asyncio.sleep(0.05)
+        flooding = next(s for s in host.sessions if s.gate.address == "127.0.0.2")
+        await asyncio.sleep(1)  # the flooder has spent its burst
+        times = await echo_times(honest[1], honest[2], 4)
+        dropped = flooding.pacer.dropped
+        await asyncio.wait_for(flood, 30)
+        p95 = sorted(times)[round(0.95 * (len(times) - 1))]
+        assert p95 < 0.25 and max(times) < 1.0, f"p95 {p95:.3f}s, max {max(times):.3f}s"
+        assert dropped > 0  # the flooder's excess was dropped, not queued without end
+    finally:
+        for conn, _, _ in links:
+            conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_resize_storm_is_a_few_resizes_and_the_last_size_wins(tmp_path, host_key):
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    conn, chan, _ = await connect_from(host.port, "127.0.0.1", key)
+    try:
+        session = next(iter(host.sessions))
+        app = session.app
+        seen: list[tuple[int, int]] = []  # each resize given to the app
+        resized = session.driver.resized
+
+        def counted(width: int, height: int) -> None:
+            seen.append((width, height))
+            resized(width, height)
+
+        session.driver.resized = counted
+        started = time.perf_counter()
+        for n in range(300):  # about 1.5 s of window changes, two sizes in turn
+            chan.change_terminal_size(*((120, 40), (90, 30))[n % 2])
+            await asyncio.sleep(0.005)
+        chan.change_terminal_size(100, 35)
+        storm = time.perf_counter() - started
+        for _ in range(100):
+            if tuple(app.size) == (100, 35):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        assert tuple(app.size) == (100, 35)
+        assert seen[-1] == (100, 35)
+        assert len(seen) <= storm / RESIZE_MAX + 3, seen  # not one per change (300)
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+# --- the footer -------------------------------------------------------------------------------
+
+
+async def test_a_focus_change_that_keeps_the_keys_keeps_the_footer():
+    """Textual's footer made its keys anew (and laid the screen out again) at each change
+    of the screen's bindings, several for one Tab; now only when the keys differ."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(Footer)
+        keys = list(footer.query(FooterKey))
+        focused = app.focused
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is not focused  # the focus moved
+        assert list(footer.query(FooterKey)) == keys  # the very same keys
+        await pilot.press("s")  # another screen: other keys
+        await pilot.pause()
+        assert app.screen.query_one(Footer).query(FooterKey)
+        assert {key.key for key in app.screen.query(FooterKey)} != {key.key for key in keys}
