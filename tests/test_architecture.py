@@ -105,6 +105,8 @@ DEFERRED = {
     ("cantina.cli", "cantina.campaign.commands"): "each command loads only what it needs",
     ("cantina.cli", "cantina.ssh.cli"): "asyncssh loads for `serve` only",
     ("cantina.cli", "cantina.sim_report"): "each command loads only what it needs",
+    ("cantina.cli", "cantina.tournament"): "each command loads only what it needs",
+    ("cantina.cli", "cantina.tournament_report"): "each command loads only what it needs",
     ("cantina.ssh.serve", "cantina.ssh"): "the host listens before the app is loaded",
     ("cantina.ssh.server", "cantina.ssh.app"): "the host listens before the app is loaded",
     ("screens.menu", "screens.setup"): "each screen off the menu loads when first opened",
