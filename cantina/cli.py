@@ -262,6 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
     tourney.add_argument(
         "--json", action="store_true", help="print one JSON object and nothing else"
     )
+    tourney.add_argument(
+        "--plot",
+        action="store_true",
+        help="after the tables, show the ratings and their intervals as a chart (q closes it)",
+    )
     settings_options(tourney)
 
     watch = commands.add_parser("watch", help="watch one AI-only game, narrated move by move")
@@ -511,6 +516,8 @@ def run_tournament(args: argparse.Namespace) -> int:
             f"--temperaments needs at least {seats} for {GAMES[args.game].title}'s tables of "
             f"{seats}, not {len(players)}"
         )
+    if args.json and args.plot:
+        refuse("--plot shows a chart on the terminal, which --json does not use")
     try:
         settings = checked(table_settings(args.game, seats, args))
     except SystemExit as stop:
@@ -523,7 +530,11 @@ def run_tournament(args: argparse.Namespace) -> int:
         args.jobs = os.cpu_count() or 1
     from cantina.tournament_report import run_tournament as play
 
-    status, _ = play(args, players, settings)
+    status, result = play(args, players, settings)
+    if args.plot and result.games:
+        from screens.charts import RatingsApp
+
+        RatingsApp(result).run()
     return status
 
 

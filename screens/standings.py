@@ -1,5 +1,5 @@
-"""A campaign's standings: banks, rounds won, times as Vigo, best streaks and luck; and
-the way into a replay of any round."""
+"""A campaign's standings: banks, rounds won, times as Vigo, best streaks and luck; the
+way into a replay of any round, and (g) a chart of the banks over the rounds."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from textual.widgets import Button, DataTable, Static
 
 from cantina.campaign.series import Campaign
 from cantina.games import GAMES
+from screens.charts import BankChartScreen
 from screens.dialogs import AskScreen
 from screens.footer import CantinaFooter
 from screens.services import UsesApp
@@ -27,6 +28,7 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
 
     BINDINGS = [
         Binding("p", "replay", "Replay a round", id="standings.replay"),
+        Binding("g", "graph", "Banks chart", id="standings.graph"),
         Binding("b,escape", "back", "Back", id="standings.back"),
     ]
 
@@ -117,6 +119,10 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
             self.notify(str(err), title="Cannot replay", severity="warning")
             return
         self.cantina.open_replay(self.campaign, number)
+
+    def action_graph(self) -> None:
+        """Each seat's bank over the rounds, as a chart (screens/charts.py)."""
+        self.app.push_screen(BankChartScreen(self.campaign))
 
     def action_back(self) -> None:
         self.dismiss()

@@ -107,6 +107,7 @@ DEFERRED = {
     ("cantina.cli", "cantina.sim_report"): "each command loads only what it needs",
     ("cantina.cli", "cantina.tournament"): "each command loads only what it needs",
     ("cantina.cli", "cantina.tournament_report"): "each command loads only what it needs",
+    ("cantina.cli", "screens.charts"): "textual loads for `tournament --plot` only",
     ("cantina.ssh.serve", "cantina.ssh"): "the host listens before the app is loaded",
     ("cantina.ssh.server", "cantina.ssh.app"): "the host listens before the app is loaded",
     ("screens.menu", "screens.setup"): "each screen off the menu loads when first opened",

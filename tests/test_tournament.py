@@ -192,6 +192,7 @@ def test_the_command_prints_a_table_of_ratings():
         (("--games", "10", "--ante", "3"), "--ante applies to Val-Des only"),
         (("--games", "10", "--stake-limit", "500"), "--stake-limit must be 1 to 100"),
         (("--games", "10", "--variants", "bribes"), "unknown variant 'bribes'"),
+        (("--games", "10", "--json", "--plot"), "--plot shows a chart"),
         (("--temperaments", "Expert,Bold,Rookie"), "required: --games"),
     ],
 )
