@@ -4,7 +4,9 @@ Each run is a fresh interpreter (so no run finds another's solved odds warm), ti
 `tournament()` call alone (the process pool's start included, the interpreter's not), with
 every temperament entered (336 seatings of 3). The target is J=2 at least 1.8x the games
 per second of J=1 on a 2-core machine; the script also checks that both give the same
-results (a digest of the JSON). Medians of R repeats, all measured in this one run; the
+results (a digest of the JSON), and the CPU time per game each used (the parent's and its
+workers'), which shows what running on two processes costs in work whatever the load.
+Medians of R repeats, all measured in this one run; the
 machine may be shared, so a ratio below the target on a busy machine is worth a rerun.
 
     .venv/bin/python benchmarks/bench_tournament.py                 (all three games)
@@ -17,6 +19,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -61,11 +64,20 @@ def child(game: str, games: int, jobs: int, seed: int) -> None:
 
     settings = checked(REGISTRY[game].settings_for(TABLE_SEATS[game]))
     players = list(temperaments().values())
+    cpu_before = sum(
+        u.ru_utime + u.ru_stime
+        for u in (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
+    )
     start = time.perf_counter()
     result = tournament(game, players, games, seed, settings, jobs=jobs)
     seconds = time.perf_counter() - start
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(u.ru_utime + u.ru_stime for u in used) - cpu_before
     digest = hashlib.sha256(json.dumps(result.to_json()).encode()).hexdigest()[:16]
-    print(json.dumps({"seconds": seconds, "games": result.games, "digest": digest}))
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "games": result.games, "digest": digest}))
 
 
 def run(game: str, games: int, jobs: int, seed: int) -> dict[str, float | str]:
@@ -93,22 +105,28 @@ def main() -> int:
         return 0
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.2f} (1 min)")
     print(f"the machine now: 2 processes of pure CPU work run {calibrate():.2f}x one")
-    print(f"{'game':<8} {'games':>6} {'J=1 games/s':>12} {'J=2 games/s':>12} {'ratio':>6}  same")
+    print(
+        f"{'game':<8} {'games':>6} {'J=1 games/s':>12} {'J=2 games/s':>12} {'ratio':>6} "
+        f"{'CPU ms/game J=1':>16} {'J=2':>6}  same"
+    )
     worst = True
     for game in args.game or list(GAMES):
         games = args.games or GAMES[game]
         rates: dict[int, list[float]] = {1: [], 2: []}
+        cpu: dict[int, list[float]] = {1: [], 2: []}
         digests = set()
         for _ in range(args.repeats):
             for jobs in (1, 2):  # interleaved, so a burst of load hits both alike
                 found = run(game, games, jobs, args.seed)
                 rates[jobs].append(float(found["games"]) / float(found["seconds"]))
+                cpu[jobs].append(1000 * float(found["cpu"]) / float(found["games"]))
                 digests.add(found["digest"])
         one, two = statistics.median(rates[1]), statistics.median(rates[2])
         same = len(digests) == 1
         worst &= same
         print(
-            f"{game:<8} {games:>6} {one:>12,.0f} {two:>12,.0f} {two / one:>5.2f}x  "
+            f"{game:<8} {games:>6} {one:>12,.0f} {two:>12,.0f} {two / one:>5.2f}x "
+            f"{statistics.median(cpu[1]):>16.2f} {statistics.median(cpu[2]):>6.2f}  "
             f"{'yes' if same else 'NO: results differ'}"
         )
     print(f"the machine after: 2 processes of pure CPU work run {calibrate():.2f}x one")

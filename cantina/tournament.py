@@ -32,6 +32,7 @@ import concurrent.futures as futures
 import itertools
 import math
 import multiprocessing
+import queue
 import random
 import signal
 from collections.abc import Callable, Sequence
@@ -271,31 +272,34 @@ def _in_processes(
     context = multiprocessing.get_context()
     event = context.Event()
     outcomes: list[Outcome] = []
+    finished: queue.SimpleQueue[futures.Future[list[Outcome]]] = queue.SimpleQueue()
     with futures.ProcessPoolExecutor(
         jobs, mp_context=context, initializer=_start_worker, initargs=(event,)
     ) as pool:
-        pending = {pool.submit(play_task, task) for task in tasks}
+        pending = [pool.submit(play_task, task) for task in tasks]
+        for submitted in pending:  # each tells the queue when done: no scan of all pending
+            submitted.add_done_callback(finished.put)
+        left = len(pending)
         try:
-            while pending:
-                done, pending = futures.wait(
-                    pending, timeout=0.1, return_when=futures.FIRST_COMPLETED
-                )
-                for future in done:
-                    outcomes += future.result()
-                if done and progress:
-                    progress(len(outcomes))
-                if pending and stop():
+            while left:
+                try:
+                    future = finished.get(timeout=0.1)
+                except queue.Empty:
+                    pass
+                else:
+                    left -= 1
+                    if not future.cancelled():
+                        outcomes += future.result()
+                        if progress:
+                            progress(len(outcomes))
+                if not event.is_set() and stop():
                     event.set()  # the games under way end, no new ones start
-                    for future in pending:
-                        future.cancel()
-                    for future in futures.as_completed(pending):
-                        if not future.cancelled():
-                            outcomes += future.result()
-                    break
+                    for waiting in pending:
+                        waiting.cancel()
         except BaseException:
             event.set()  # a second Ctrl-C, or a failure: leave no work running
-            for future in pending:
-                future.cancel()
+            for waiting in pending:
+                waiting.cancel()
             raise
     return outcomes
 
