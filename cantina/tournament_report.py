@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import Any
 
 from rich.console import Console
@@ -22,7 +23,10 @@ def run_tournament(
     args: argparse.Namespace, players: list[Temperament], settings: Any
 ) -> tuple[int, TournamentResult]:
     """Play the tournament and report it; Ctrl-C stops the games under way after they
-    end and reports the games played so far (status 130)."""
+    end and reports the games played so far (status 130).
+
+    The progress bar is drawn from the progress callback, not by rich's refresh thread:
+    with the `fork` start method a process with threads should not fork its workers."""
     console = Console()
     with stop_on_interrupt() as stopped:
         if args.json:
@@ -37,8 +41,17 @@ def run_tournament(
                 TimeRemainingColumn(),
                 console=Console(stderr=True),
                 transient=True,
+                auto_refresh=False,  # no drawing thread: worker processes may be forked
             ) as progress:
                 task = progress.add_task(f"{GAMES[args.game].title} tournament", total=args.games)
+                drawn = [0.0]
+
+                def show(done: int) -> None:
+                    progress.update(task, completed=done)
+                    if time.monotonic() - drawn[0] >= 0.1:  # ten frames a second at most
+                        progress.refresh()
+                        drawn[0] = time.monotonic()
+
                 result = tournament(
                     args.game,
                     players,
@@ -46,7 +59,7 @@ def run_tournament(
                     args.seed,
                     settings,
                     args.jobs,
-                    progress=lambda done: progress.update(task, completed=done),
+                    progress=show,
                     stop=stopped,
                 )
     if args.json:
