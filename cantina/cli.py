@@ -258,7 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"processes to play on (default: the machine's cores, {os.cpu_count() or 1}); "
         "the results are the same for any number",
     )
-    tourney.add_argument("--seed", type=whole(0, MAX_SEED), help=SEED_HELP)
+    tourney.add_argument(
+        "--seed",
+        type=whole(0, MAX_SEED),
+        help=f"the seed each game's own seed is made from, 0 to {MAX_SEED:,} (default: random)",
+    )
     tourney.add_argument(
         "--json", action="store_true", help="print one JSON object and nothing else"
     )
