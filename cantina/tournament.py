@@ -66,10 +66,10 @@ def seatings(count: int, seats: int) -> list[tuple[int, ...]]:
     return list(itertools.permutations(range(count), seats))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """One game's result: its index, its seating, the winning seat (None when no one
-    seat won outright) and each seat's net."""
+    seat won outright) and each seat's net. Slotted: a tournament may keep a million."""
 
     index: int
     seating: int
