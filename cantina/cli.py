@@ -26,6 +26,8 @@ DESCRIPTION = "Cantina: chance-cube dice games from a space cantina, in your ter
 MAX_GAMES = 1_000_000
 """The most games one `sim` plays: minutes to an hour of play (Ctrl-C reports those played
 so far), and each game's nets are kept for the intervals."""
+MAX_JOBS = 256
+"""The most processes one `tournament` runs: far more than cores gains nothing."""
 MAX_SEED = 2**63 - 1
 """A seed as a campaign save holds it (`cantina.campaign.model.Seed`)."""
 MAX_DELAY = 60.0
@@ -242,6 +244,47 @@ def build_parser() -> argparse.ArgumentParser:
         "reports those played",
     )
     sim.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
+
+    tourney = commands.add_parser(
+        "tournament",
+        help="a round robin of AI temperaments over every seating, on every core, with ratings",
+    )
+    tourney.add_argument("game", choices=list(GAMES), help="which game")
+    tourney.add_argument(
+        "--temperaments",
+        type=temperament_list,
+        default=None,
+        help="the temperaments entered, comma-separated, at least 3 (default: all; see "
+        "`cantina temperaments`); tables are 3 seats, every ordered seating in turn",
+    )
+    tourney.add_argument(
+        "--games",
+        type=whole(1, MAX_GAMES),
+        required=True,
+        help=f"how many games in all (at most {MAX_GAMES:,}), game i at seating i mod the "
+        "number of seatings; Ctrl-C stops early and reports those played",
+    )
+    tourney.add_argument(
+        "--jobs",
+        type=whole(1, MAX_JOBS),
+        default=None,
+        help=f"processes to play on (default: the machine's cores, {os.cpu_count() or 1}); "
+        "the results are the same for any number",
+    )
+    tourney.add_argument(
+        "--seed",
+        type=whole(0, MAX_SEED),
+        help=f"the seed each game's own seed is made from, 0 to {MAX_SEED:,} (default: random)",
+    )
+    tourney.add_argument(
+        "--json", action="store_true", help="print one JSON object and nothing else"
+    )
+    tourney.add_argument(
+        "--plot",
+        action="store_true",
+        help="after the tables, show the ratings and their intervals as a chart (q closes it)",
+    )
+    settings_options(tourney)
 
     watch = commands.add_parser("watch", help="watch one AI-only game, narrated move by move")
     table_options(watch)
@@ -486,6 +529,67 @@ def table_settings(game: str, seats: int, args: argparse.Namespace) -> Any:
     return info.settings_for(seats, **chosen)
 
 
+def temperament_list(text: str) -> list[Any]:
+    """An argparse type: `--temperaments`, each named once."""
+    from cantina.ai.temperament import temperament
+
+    words = [word.strip() for word in text.split(",")]
+    if not any(words):
+        raise argparse.ArgumentTypeError("names no temperaments")
+    found = []
+    for word in words:
+        if not word:
+            raise argparse.ArgumentTypeError(f"{shown(text)} has an empty entry")
+        try:
+            found.append(temperament(word))
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    names = [t.name for t in found]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise argparse.ArgumentTypeError(f"names {', '.join(twice)} more than once")
+    return found
+
+
+def run_tournament(args: argparse.Namespace) -> int:
+    """`cantina tournament`: arguments checked (one line, status 2), then played."""
+    from cantina.ai.temperament import temperaments
+    from cantina.games.table import checked
+    from cantina.tournament import TABLE_SEATS
+
+    def refuse(message: str) -> NoReturn:
+        print(f"cantina: {one_line(message)}", file=sys.stderr)
+        raise SystemExit(2)
+
+    players = args.temperaments or list(temperaments().values())
+    seats = TABLE_SEATS[args.game]
+    if len(players) < seats:
+        refuse(
+            f"--temperaments needs at least {seats} for {GAMES[args.game].title}'s tables of "
+            f"{seats}, not {len(players)}"
+        )
+    if args.json and args.plot:
+        refuse("--plot shows a chart on the terminal, which --json does not use")
+    try:
+        settings = checked(table_settings(args.game, seats, args))
+    except SystemExit as stop:
+        refuse(str(stop.code).removeprefix("cantina: "))
+    except ValueError as err:
+        refuse(str(err))
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "big")
+    if args.jobs is None:
+        args.jobs = os.cpu_count() or 1
+    from cantina.tournament_report import run_tournament as play
+
+    status, result = play(args, players, settings)
+    if args.plot and result.games:
+        from screens.charts import RatingsApp
+
+        RatingsApp(result).run()
+    return status
+
+
 def check_seat_count(info: GameInfo, seats: int) -> None:
     low, high = info.seats
     if not low <= seats <= high:
@@ -596,6 +700,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         from cantina.ssh.cli import serve_command  # asyncssh loads for this command only
 
         return serve_command(args)
+    if args.command == "tournament":
+        return run_tournament(args)
     if args.command == "temperaments":
         from cantina.ai.temperament import temperaments
 

@@ -1,5 +1,5 @@
 """A campaign's standings: banks, rounds won, times as Vigo, best streaks, skill and
-luck; and the way into a replay of any round.
+luck; the way into a replay of any round, and (g) a chart of the banks over the rounds.
 
 Skill and luck come from analysing every finished round (`cantina.analysis`), which takes
 a moment on a long campaign, so they are worked out in a thread and filled in when done."""
@@ -20,6 +20,7 @@ from cantina.analysis_report import SkillAndLuck, campaign_skill_and_luck, stand
 from cantina.campaign.series import Campaign
 from cantina.games import GAMES
 from cantina.text import clean_text
+from screens.charts import BankChartScreen
 from screens.dialogs import AskScreen
 from screens.footer import CantinaFooter
 from screens.services import UsesApp
@@ -34,6 +35,7 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
 
     BINDINGS = [
         Binding("p", "replay", "Replay a round", id="standings.replay"),
+        Binding("g", "graph", "Banks chart", id="standings.graph"),
         Binding("b,escape", "back", "Back", id="standings.back"),
     ]
 
@@ -139,6 +141,10 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
             self.notify(str(err), title="Cannot replay", severity="warning")
             return
         self.cantina.open_replay(self.campaign, number)
+
+    def action_graph(self) -> None:
+        """Each seat's bank over the rounds, as a chart (screens/charts.py)."""
+        self.app.push_screen(BankChartScreen(self.campaign))
 
     def action_back(self) -> None:
         self.dismiss()

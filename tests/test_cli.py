@@ -225,6 +225,7 @@ def test_resume_of_an_unknown_campaign_says_how_to_list_them(tmp_path):
 
 COMMANDS = {
     "sim",
+    "tournament",
     "watch",
     "temperaments",
     "analyse-temperaments",
@@ -273,6 +274,10 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("sim", "chess", "--seats", "Expert"), "there is no game 'chess'"),
     (("sim", "vigo"), "required: --seats"),
     (("sim", "vigo", "--seats", "Expert,Bold", "--nonsense"), "unrecognized arguments"),
+    (("tournament", "vigo"), "required: --games"),
+    (("tournament", "vigo", "--games", "0"), "--games must be 1 to 1,000,000, not 0"),
+    (("tournament", "vigo", "--games", "9", "--jobs", "0"), "--jobs must be 1 to 256, not 0"),
+    (("tournament", "vigo", "--games", "9", "--temperaments", "Bold,Wookiee"), "'Wookiee'"),
     (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "-1"), "--delay must be 0 to 60"),
     (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "nan"), "--delay must be 0 to 60"),
     (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "1e400"), "--delay must be 0 to 60"),
@@ -349,7 +354,7 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     ),
     (("--save-dir", "{file}"), "--save-dir {file} is not a folder"),
     (("--bogus",), "unrecognized arguments: --bogus"),
-    (("bogus",), "there is no command 'bogus'; choose from sim, watch"),
+    (("bogus",), "there is no command 'bogus'; choose from sim, tournament, watch"),
 ]
 
 
