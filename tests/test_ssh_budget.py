@@ -18,6 +18,7 @@ from textual.widgets import Footer
 
 from cantina.app import CantinaApp
 from cantina.ssh.budget import (
+    DEEP_DEBT,
     QUEUE_MAX,
     RESIZE_MAX,
     REST,
@@ -86,7 +87,28 @@ def test_an_address_bucket_is_shared_by_its_sessions():
     first = WorkBudget([Bucket(0.1, 0.3, clock), address], clock)
     second = WorkBudget([Bucket(0.1, 0.3, clock), address], clock)
     first.charge(0.25)
-    assert first.wait() > 0 and second.wait() > 0  # the address is in debt for both
+    assert first.owed() > 0 and second.owed() > 0  # the address is in debt for both
+
+
+def test_a_share_overspent_a_little_waits_only_while_others_are_at_work():
+    """A player going from screen to screen spends past the burst now and then: on a
+    quiet host that slows nobody, so they go on; while another session (within its share)
+    is at work on a key, they wait. A debt past DEEP_DEBT (a flood's) waits regardless."""
+    clock = Clock()
+    mover = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    typist = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    mover.charge(0.4)  # a little over: 2 s owed
+    assert mover.owed() == pytest.approx(2.0)
+    assert mover.wait() == 0  # nobody else is at work
+    typist.began()  # a key of the typist's, being handled
+    typist.scheduled()
+    assert mover.wait() == pytest.approx(2.0)
+    clock.now += REST * 2
+    typist.work(0.003)
+    clock.now += REST * 2
+    assert not typist.at_work() and mover.wait() == 0  # the typist's key is done
+    mover.charge(DEEP_DEBT + 0.1)
+    assert mover.wait() > 0  # a flood's debt: held to its share whoever is at work
 
 
 def test_input_is_cut_into_keys():
@@ -110,7 +132,7 @@ async def test_input_over_budget_is_held_coalesced_and_bounded():
     pacer = InputPacer(budget, fed.append, lambda w, h: None)
     pacer.input(b"ab")
     assert fed == [b"ab"]  # within the budget: at once, as it came
-    budget.charge(1.0)  # ten seconds of debt
+    budget.charge(DEEP_DEBT + 0.5)  # deep in debt: held even with nobody else at work
     pacer.input(b"\t\t\t")
     pacer.input(b"\t")
     pacer.input(b"\x1b[<35;1;1M\x1b[<35;2;2M\x1b[<35;3;3M")

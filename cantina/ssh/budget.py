@@ -75,6 +75,13 @@ RESIZE_QUIET = 0.05
 """Seconds a client's size must stay put before its app is resized."""
 RESIZE_MAX = 0.25
 """Seconds at most between resizes while the size keeps changing (a storm)."""
+DEEP_DEBT = 1.0
+"""Seconds of work owed past which a session waits out its debt whoever else is at work:
+a flood's debt grows past it within seconds, a player going from screen to screen seldom
+comes near it."""
+POLL = 0.02
+"""Seconds between looks, while a session over its share waits for the others to be
+done with their keys (see `WorkBudget.wait`)."""
 
 Clock = Callable[[], float]
 
@@ -131,6 +138,10 @@ class WorkBudget:
         """The app's callbacks put off while in debt, in order."""
         self._unpark: asyncio.TimerHandle | None = None
         self.closed = False
+        WorkBudget.everyone.add(self)
+
+    everyone: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
+    """Every session's budget on the host: who else might be waiting."""
 
     def began(self) -> None:
         """Input (a key, a new size) is being given to the app: its work from now until
@@ -161,7 +172,7 @@ class WorkBudget:
         a session over its share waits, not everyone."""
         if self.parked is None:
             self.parked = deque()
-            self._next_pass(self.wait())
+            self._next_pass(min(self.wait(), POLL))
         self.parked.append((context, callback, args))
 
     def _next_pass(self, delay: float) -> None:
@@ -194,7 +205,7 @@ class WorkBudget:
             finally:
                 self.work(time.thread_time() - started)
         if parked:
-            self._next_pass(self.wait())
+            self._next_pass(min(self.wait(), POLL))
         else:
             self.parked = None
 
@@ -219,11 +230,38 @@ class WorkBudget:
         for bucket in self.buckets:
             bucket.charge(seconds)
 
+    def owed(self) -> float:
+        """Seconds until this session's (and its address's) share is out of debt."""
+        return max(0.0, max(b.debt_until for b in self.buckets) - self.clock())
+
+    def at_work(self) -> bool:
+        """Whether this session, within its share, is at work on a key of its own: the
+        work a session over its share makes way for."""
+        return (
+            self.busy
+            and not self.closed
+            and self.parked is None
+            and not self.rested()
+            and self.owed() == 0
+        )
+
     def wait(self) -> float:
-        """Seconds until this session may be given more input (0: now)."""
+        """Seconds until this session may be given more input and its work may go on (0:
+        now). Over its share, it waits while any session within its share is at work on
+        a key; with nobody else at work, it slows nobody, and goes on (a player opening
+        screens on a quiet host is not kept waiting for a debt that harms no one). Past
+        `DEEP_DEBT` it waits out its debt in any case: a flood is held to its share."""
         if self.closed:
             return 0.0
-        return max(0.0, max(b.debt_until for b in self.buckets) - self.clock())
+        owed = self.owed()
+        if owed == 0 or self.debt() > DEEP_DEBT:
+            return owed
+        others = (b for b in WorkBudget.everyone if b is not self)
+        return owed if any(b.at_work() for b in others) else 0.0
+
+    def debt(self) -> float:
+        """Seconds of work owed, on the session's account or its address's."""
+        return max(0.0, -min(b.level() for b in self.buckets))
 
 
 class Budgets:
@@ -420,7 +458,7 @@ class InputPacer:
             return
         wait = budget.wait()
         if wait > 0:
-            self._schedule(max(wait, QUIET))
+            self._schedule(max(min(wait, POLL), QUIET))
             return
         now = asyncio.get_running_loop().time()
         if budget.parked is not None or (
