@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cantina.analysis import NO_DECISIONS, DecisionReview, Review, analyse, format_value
-from cantina.campaign.errors import Damaged
-from cantina.campaign.store import load
+from cantina.campaign.commands import round_heading, round_to_replay
 from cantina.games import GAMES
 
 NAME_WIDTH = 14
@@ -92,20 +91,10 @@ def review_lines(review: Review, names: Sequence[str], decisions: int | None = N
 
 def replay_analysis(path: Path, number: int | None) -> int:
     """`cantina replay NAME [ROUND] --analyse`: one round of a campaign analysed."""
-    try:
-        campaign = load(path)
-    except Damaged as err:
-        raise SystemExit(f"cantina: cannot analyse a damaged save: {err}") from None
-    if number is None:
-        number = campaign.played or 1
-    try:
-        game, moves = campaign.replay(number)
-    except ValueError as err:
-        raise SystemExit(f"cantina: {err}") from None
+    campaign, number, game, moves = round_to_replay(path, number, "analyse")
     names = [seat.name for seat in campaign.seats]
     review = analyse(game, moves, campaign.setup().temperaments())
-    unit = GAMES[campaign.game].unit
-    print(f"{campaign.name}, {unit} {number}: " + ", ".join(names))
+    print(round_heading(campaign, number))
     for line in review_lines(review, names):
         print(line)
     return 0

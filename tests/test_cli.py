@@ -7,13 +7,13 @@ import json
 import os
 import pty
 import re
-import select
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from pty_output import PtyOutput
 
 from cantina.ai.temperament import temperament
 from cantina.campaign.series import Campaign
@@ -492,32 +492,20 @@ def test_ctrl_c_during_sim_reports_the_games_played_so_far(tmp_path):
         env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "COLUMNS": "120", "LINES": "40"},
     )
     os.close(slave)
-    output = b""
-
-    def read(seconds: float) -> bool:
-        nonlocal output
-        ready, _, _ = select.select([master], [], [], seconds)
-        if not ready:
-            return True
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the terminal's other end closed: the process is done
-            return False
-        output += chunk
-        return bool(chunk)
+    shown = PtyOutput(master)
 
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # the progress bar shows games played
-            read(0.2)
-            counts = re.findall(rb"(\d+)/1000000", output)
+            shown.read(0.2)
+            counts = re.findall(rb"(\d+)/1000000", shown.data)
             if counts and int(counts[-1]) > 0:
                 break
         else:
-            raise AssertionError(f"no progress shown: {output[-500:]!r}")
+            raise AssertionError(f"no progress shown: {shown.data[-500:]!r}")
         process.send_signal(signal.SIGINT)
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and read(0.5):  # to the end of its output
+        while time.monotonic() < deadline and shown.read(0.5):  # to the end of its output
             pass
         status = process.wait(60)
         errors = process.stderr.read().decode()
@@ -525,7 +513,7 @@ def test_ctrl_c_during_sim_reports_the_games_played_so_far(tmp_path):
         if process.poll() is None:
             process.kill()
         os.close(master)
-    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output.decode(errors="replace"))
+    text = shown.text()
     assert status == 130, errors
     assert "Traceback" not in errors + text
     line = errors.splitlines()

@@ -10,13 +10,13 @@ import os
 import pty
 import random
 import re
-import select
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from pty_output import PtyOutput
 
 from cantina.ai.temperament import temperament, temperaments
 from cantina.games.victim import VictimSettings
@@ -226,32 +226,19 @@ def interrupt_after_progress(command: list[str], total: str) -> tuple[int, str]:
         start_new_session=True,
     )
     os.close(slave)
-    output = b""
-
-    def read(seconds: float) -> bool:
-        nonlocal output
-        ready, _, _ = select.select([master], [], [], seconds)
-        if not ready:
-            return True
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the terminal's other end closed: the process is done
-            return False
-        output += chunk
-        return bool(chunk)
-
+    shown = PtyOutput(master)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # the progress bar shows games done
-            read(0.2)
-            counts = re.findall(rb"([\d,]+)/" + total.encode(), output)
+            shown.read(0.2)
+            counts = re.findall(rb"([\d,]+)/" + total.encode(), shown.data)
             if counts and int(counts[-1].replace(b",", b"")) > 0:
                 break
         else:
-            raise AssertionError(f"no progress shown: {output[-500:]!r}")
+            raise AssertionError(f"no progress shown: {shown.data[-500:]!r}")
         os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
         started = time.monotonic()
-        while time.monotonic() < started + 60 and read(0.5):
+        while time.monotonic() < started + 60 and shown.read(0.5):
             pass
         status = process.wait(60)
         took = time.monotonic() - started
@@ -259,7 +246,7 @@ def interrupt_after_progress(command: list[str], total: str) -> tuple[int, str]:
         if process.poll() is None:
             process.kill()
         os.close(master)
-    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output.decode(errors="replace"))
+    text = shown.text()
     assert took < 30, f"{took:.1f}s from Ctrl-C to the end"
     return status, text
 

@@ -7,6 +7,7 @@ import datetime as dt
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from cantina.campaign.errors import Ambiguous, CampaignError, Damaged, NotFound, os_reason
 from cantina.campaign.series import Campaign
@@ -74,21 +75,34 @@ def _title(campaign: Campaign) -> str:
     return GAMES[campaign.game].title
 
 
-def replay(path: Path, number: int | None, delay: float) -> int:
-    """One round of a campaign narrated again, event by event, from its seed and moves."""
+def round_to_replay(path: Path, number: int | None, doing: str) -> tuple[Campaign, int, Any, list]:
+    """The campaign at `path`, the round asked for (its last played when None), and that
+    round's game at its start with its moves: what `replay` tells and `--analyse` weighs.
+    `doing` ("replay", "analyse") names the command in the line that ends it."""
     try:
         campaign = load(path)
     except Damaged as err:
-        raise SystemExit(f"cantina: cannot replay a damaged save: {err}") from None
+        raise SystemExit(f"cantina: cannot {doing} a damaged save: {err}") from None
     if number is None:
         number = campaign.played or 1
     try:
         game, moves = campaign.replay(number)
     except ValueError as err:
         raise SystemExit(f"cantina: {err}") from None
-    narrate = Narrator([seat.name for seat in campaign.seats])
+    return campaign, number, game, list(moves)
+
+
+def round_heading(campaign: Campaign, number: int) -> str:
+    """`Name, game 3: ana, Expert, Bold`: the first line of a replayed round."""
     unit = GAMES[campaign.game].unit
-    print(f"{campaign.name}, {unit} {number}: " + ", ".join(s.name for s in campaign.seats))
+    return f"{campaign.name}, {unit} {number}: " + ", ".join(s.name for s in campaign.seats)
+
+
+def replay(path: Path, number: int | None, delay: float) -> int:
+    """One round of a campaign narrated again, event by event, from its seed and moves."""
+    campaign, number, game, moves = round_to_replay(path, number, "replay")
+    narrate = Narrator([seat.name for seat in campaign.seats])
+    print(round_heading(campaign, number))
     events = list(game.opening_events)
     for move in moves:
         events += play_moves(game, [move])
@@ -99,6 +113,6 @@ def replay(path: Path, number: int | None, delay: float) -> int:
             if delay:
                 time.sleep(delay)
     if game.pending is not None:
-        print(f"(the {unit} is still in progress)")
+        print(f"(the {GAMES[campaign.game].unit} is still in progress)")
     sys.stdout.flush()
     return 0
