@@ -82,7 +82,7 @@ limits = dataclasses.replace(
     Limits(), max_sessions=n + 8, per_address=n + 8, max_connections=2 * n + 16,
     startups_per_address=n + 8, startups=Startups(n + 8, 30, 2 * n + 16),
     # N players, as from N machines: their address's share of the host's time is N shares
-    address_work_rate=n * Limits().work_rate,
+    address_work_rate=n * Limits().work_rate, session_burst=n + 8,
 )
 options = HostOptions(port=port, host_key=key, open=True, limits=limits)
 if os.environ.get("BENCH_GC_LOG"):

@@ -21,7 +21,14 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-from ssh_clients import HAVE_OPENSSH, OpenSSH, Terminal, make_key, run_client, ssh_options
+from ssh_clients import (
+    HAVE_OPENSSH,
+    OpenSSH,
+    Terminal,
+    make_key,
+    run_client,
+    ssh_options,
+)
 from textual import events
 
 from cantina.cli import build_parser
@@ -442,6 +449,35 @@ async def test_ssh_with_no_input_ends_cleanly_every_time(keys, host_log):
     no_tracebacks(host_log)
     said = [r.getMessage().split()[0] for r in host_log.records]
     assert said.count("login") == 10 and said.count("disconnect") == 10
+
+
+async def test_an_address_coming_back_over_and_over_is_held_to_a_session_rate(keys, host_log):
+    """Each session costs the host a whole app, so an address that leaves and comes back
+    again and again (to set up table after table, say) gets `session_burst` new sessions
+    at once, then one each 1 / `session_rate` seconds; in between its connections are
+    refused before their key exchange, with a line saying when to try again. Another
+    address is not held by it."""
+    async with running_host(keys, session_burst=2, session_rate=0.2) as host:
+
+        async def lobby(source: str = "127.0.0.1") -> None:
+            conn, _ = await log_in(host.port, keys, source=source)
+            try:
+                _, term = await terminal(conn)
+                await term.expect("shared tables")
+            finally:
+                conn.close()
+
+        await lobby()
+        await lobby()
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            await lobby()
+        assert refused.value.reason.startswith(
+            "cantina: new sessions from your address come too fast; try again in 5 s"
+        )
+        await lobby("127.0.0.2")
+        await asyncio.sleep(5.5)  # one more new session's worth
+        await lobby()
+    no_tracebacks(host_log)
 
 
 # --- the host's own view: the log, the flags ----------------------------------------------------

@@ -76,6 +76,12 @@ class Limits:
     all the sessions of one address together)."""
     address_work_rate: float = 0.08
     """As `work_rate`, for all the sessions of one client address together."""
+    session_rate: float = 0.5
+    """New sessions a second one address may start, sustained (past `session_burst`):
+    each costs the host a whole app, so an address that leaves and comes back over and
+    over (to set tables up, say) is held to this."""
+    session_burst: int = 16
+    """New sessions one address may start at once before `session_rate` holds it."""
     write_buffer: int = 1 << 20
     """Bytes of output waiting for a client; past it the client is not reading and is
     dropped, so it never holds memory or stalls the others."""

@@ -27,7 +27,7 @@ from cantina.pace import Pace
 from cantina.seating import clean_name
 from cantina.ssh.budget import OWNER, Budgets, InputPacer, WorkBudget, WorkMeter
 from cantina.ssh.keys import fingerprint
-from cantina.ssh.limits import InputGate, Limits, early_drop
+from cantina.ssh.limits import InputBudget, InputGate, Limits, early_drop
 from cantina.store.memory import InProcessStore, TableStore
 from cantina.store.redis_store import RedisStore
 from cantina.text import clean_text
@@ -112,6 +112,8 @@ class Host:
         """The draws of the early drop (a test may seed it)."""
         self.sessions: set[Session] = set()
         self.by_address: Counter[str] = Counter()
+        self.session_starts: dict[str, InputBudget] = {}
+        """Each address's new sessions, as a token bucket (`Limits.session_rate`)."""
         self.lobby: Lobby | None = None
         self.store: TableStore = (
             RedisStore.from_url(options.store) if options.store else InProcessStore()
@@ -160,6 +162,8 @@ class Host:
         among those waiting). Per address first: at its cap, the oldest of its connections
         that never sent an SSH version (a socket held open, not a client) makes way;
         then, over all addresses, OpenSSH's random early drop."""
+        if self.too_fast(gate.address):  # no session to give it: spare the key exchange
+            return self.too_fast_line()
         held = self.waiting.setdefault(gate.address, [])
         silent: Gate | None = None
         if len(held) >= self.limits.startups_per_address:
@@ -206,7 +210,24 @@ class Host:
             return "the cantina is full; try again later"
         if self.by_address[address] >= self.limits.per_address:
             return "too many sessions from your address"
+        limits = self.limits
+        starts = self.session_starts.get(address)
+        if starts is None:
+            starts = InputBudget(limits.session_rate, limits.session_burst)
+            self.session_starts[address] = starts
+        if not starts.take(1):
+            return self.too_fast_line()
         return None
+
+    def too_fast(self, address: str) -> bool:
+        """Whether `address` has started all the new sessions it may for now: a new
+        connection from it is refused before its key exchange, as its session would be."""
+        starts = self.session_starts.get(address)
+        return starts is not None and starts.take(0) == 0 and starts.tokens < 1
+
+    def too_fast_line(self) -> str:
+        wait = max(1, round(1 / self.limits.session_rate))
+        return f"new sessions from your address come too fast; try again in {wait} s"
 
     def started(self, session: Session) -> None:
         self.sessions.add(session)
@@ -228,6 +249,9 @@ class Host:
             for session in list(self.sessions):
                 if now - session.last_input > idle:
                     session.end("idle for too long; come back any time")
+            for address, starts in list(self.session_starts.items()):
+                if starts.take(0) == 0 and starts.tokens >= starts.burst:  # full: forget it
+                    del self.session_starts[address]
             if self.lobby is not None:
                 self.lobby.check_presence()
                 self.lobby.sweep(self.options.abandoned_after)
