@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -198,16 +199,17 @@ def format_value(unit: str, value: float, *, signed: bool = False, places: int =
 # --- valuations ------------------------------------------------------------------------------
 
 
-class Valuer:
+class Valuer(ABC):
     """The Expert's valuation of a game's states for every seat, and of a decision's
     options; `seat_values` of a finished game is its result in the same unit."""
 
+    @abstractmethod
     def seat_values(self, game: Game[Any]) -> Values:
-        raise NotImplementedError
+        """What each seat can expect from this state on, the Expert playing it."""
 
+    @abstractmethod
     def option_rows(self, game: Game[Any]) -> tuple[list[Values], int]:
         """Each option's value to every seat, and the Expert's option's index."""
-        raise NotImplementedError
 
     def chance_values(
         self, before: bytes, game: Game[Any], action: Action, faces: Sequence[str | int]
