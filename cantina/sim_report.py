@@ -56,13 +56,15 @@ def run_sim(args: argparse.Namespace, seats: list[Temperament], settings: Any) -
     if not result.stopped:
         return 0
     sys.stdout.flush()
-    units = unit_of(result.game) + "s"
-    print(
-        f"cantina: stopped by Ctrl-C after {result.games:,} of {result.requested:,} {units}"
-        + (f"; the results are for those {result.games:,}" if result.games else ", none to report"),
-        file=sys.stderr,
-    )
+    print(stopped_line(result.game, result.games, result.requested), file=sys.stderr)
     return 130
+
+
+def stopped_line(game: str, played: int, requested: int) -> str:
+    """What a run stopped by Ctrl-C says on stderr: how many of how many were played."""
+    return f"cantina: stopped by Ctrl-C after {played:,} of {requested:,} {units_of(game)}" + (
+        f"; the results are for those {played:,}" if played else ", none to report"
+    )
 
 
 @contextlib.contextmanager
@@ -92,6 +94,11 @@ def stop_on_interrupt() -> Iterator[Callable[[], bool]]:
 def unit_of(game: str) -> str:
     """What one simulated game is: a lap at Vigo's Favor (`cantina.sim`), else the unit."""
     return "lap" if game == "vigo" else GAMES[game].unit
+
+
+def units_of(game: str) -> str:
+    """What many simulated games are called: laps, games or matches."""
+    return "laps" if game == "vigo" else GAMES[game].units
 
 
 def print_report(console: Console, result: SimResult) -> None:

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from cantina.ai.temperament import Temperament
 from cantina.games import GAMES
-from cantina.sim_report import stop_on_interrupt, unit_of
+from cantina.sim_report import stop_on_interrupt, stopped_line, unit_of, units_of
 from cantina.tournament import TournamentResult, tournament
 
 
@@ -70,23 +70,13 @@ def run_tournament(
     if not result.stopped:
         return 0, result
     sys.stdout.flush()
-    units = plural(result.game)
-    print(
-        f"cantina: stopped by Ctrl-C after {result.games:,} of {result.requested:,} {units}"
-        + (f"; the results are for those {result.games:,}" if result.games else ", none to report"),
-        file=sys.stderr,
-    )
+    print(stopped_line(result.game, result.games, result.requested), file=sys.stderr)
     return 130, result
-
-
-def plural(game: str) -> str:
-    """What many tournament games are called: laps, games or matches."""
-    return "laps" if game == "vigo" else GAMES[game].units
 
 
 def print_report(console: Console, result: TournamentResult) -> None:
     info = GAMES[result.game]
-    unit = unit_of(result.game) if result.games == 1 else plural(result.game)
+    unit = unit_of(result.game) if result.games == 1 else units_of(result.game)
     stopped = f" (stopped; {result.requested:,} asked for)" if result.stopped else ""
     table = Table(
         title=f"{info.title} tournament: {result.games:,} {unit}"
@@ -111,6 +101,6 @@ def print_report(console: Console, result: TournamentResult) -> None:
     console.print(table)
     if result.no_winner:
         console.print(
-            f"{result.no_winner:,} {plural(result.game)} had no sole winner (a tie for the "
+            f"{result.no_winner:,} {units_of(result.game)} had no sole winner (a tie for the "
             "top bank) and count in games and nets, not in the ratings."
         )

@@ -26,6 +26,7 @@ from cantina.games.vigo import VigoSettings
 from cantina.narration import Narrator
 from cantina.seating import seats_from_text
 from cantina.sim import simulate
+from cantina.sim_report import stopped_line
 from cantina.ssh.limits import Limits
 
 
@@ -475,6 +476,19 @@ def test_campaigns_import_copies_a_save_and_leaves_the_file_alone(tmp_path):
 
 
 # --- Ctrl-C during `sim` ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("game", "units"), [("vigo", "laps"), ("valdes", "games"), ("victim", "matches")]
+)
+def test_a_run_stopped_by_ctrl_c_names_what_it_played_in_the_games_words(game, units):
+    """`sim` and `tournament` say the same line when stopped; a Victim! run said
+    "matchs" (its unit with an s) where the registry has "matches"."""
+    assert stopped_line(game, 1234, 100000) == (
+        f"cantina: stopped by Ctrl-C after 1,234 of 100,000 {units}; "
+        "the results are for those 1,234"
+    )
+    assert stopped_line(game, 0, 5).endswith(f"0 of 5 {units}, none to report")
 
 
 def test_ctrl_c_during_sim_reports_the_games_played_so_far(tmp_path):
