@@ -22,9 +22,11 @@ from cantina.ai.temperament import temperament, temperaments
 from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.tournament import (
+    BATCH_GAMES,
     ELO,
     MAX_CHUNK,
     Outcome,
+    batches,
     fit_ratings,
     game_seed,
     plan,
@@ -63,6 +65,22 @@ def test_every_game_is_played_once_at_its_seating():
             assert len(task.indices) <= MAX_CHUNK
             assert all(i % len(tables) == task.seating for i in task.indices)
             assert task.players == tuple(four[e] for e in tables[task.seating])
+
+
+def test_worker_batches_keep_the_order_start_big_and_end_with_single_tasks():
+    """Few batches (each costs the parent's threads time the workers need on two cores),
+    none over BATCH_GAMES, and the last ones single tasks so the processes end together."""
+    every = list(temperaments().values())
+    for games, jobs in ((8000, 2), (100_000, 2), (50, 2), (8000, 4)):
+        _, tasks = plan("vigo", VigoSettings(seats=3), every, games, seed=1)
+        found = batches(tasks, jobs)
+        assert [task for batch in found for task in batch] == tasks
+        sizes = [sum(len(task.indices) for task in batch) for batch in found]
+        assert max(sizes) <= max(BATCH_GAMES, max(len(t.indices) for t in tasks))
+        assert len(found[-1]) == 1
+        if len(tasks) > 40 * jobs:
+            assert len(found) < len(tasks) / 3
+            assert len(found[0]) > len(found[-1])
 
 
 def test_seatings_are_every_ordered_choice():
