@@ -5,6 +5,7 @@ its lease expires), and any host sees every campaign of a player."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -13,11 +14,15 @@ import sys
 import time
 from pathlib import Path
 
+import asyncssh
 import pytest
 from redis_server import needs_redis, redis_server  # noqa: F401
+from ssh_clients import connect, make_key, plain
 
 from cantina.campaign.errors import Damaged, InUse, NameTaken
 from cantina.campaign.store import Store, load
+from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
+from cantina.ssh.server import Host, HostOptions, player_name
 from cantina.store.campaigns import CampaignKeeper, RedisCampaigns
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -35,6 +40,23 @@ def keepers(redis_server):  # noqa: F811
     yield made
     for keeper in made:
         keeper.close()
+
+
+def _keys(folder: Path) -> tuple[Path, Path, Path]:
+    player = make_key(folder / "player")
+    authorized = folder / "authorized_keys"
+    authorized.write_text(player.with_suffix(".pub").read_text())
+    return player, folder / "host_key", authorized
+
+
+async def _start(keys: tuple[Path, Path, Path], url: str, saves: Path) -> Host:
+    _, host_key, authorized = keys
+    options = HostOptions(
+        save_dir=saves, port=0, host_key=host_key, authorized_keys=authorized, store=url
+    )
+    host = Host(options, read_authorized_keys(authorized))
+    await host.start(load_or_create_host_key(host_key))
+    return host
 
 
 def _doc(store: RedisCampaigns, path: Path) -> bytes:
@@ -196,3 +218,64 @@ def test_a_host_killed_with_minus_9_lets_go_when_its_lease_expires(redis_server,
         if host.poll() is None:
             host.kill()
             host.wait(10)
+
+
+async def test_a_campaign_begun_on_one_host_is_resumed_on_another_over_ssh(
+    redis_server,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch,
+) -> None:
+    """Two hosts on one Redis, a real SSH client: a campaign started on host A is kept in
+    Redis (no file), listed on host B, refused there while A plays it, and opened on B
+    once the player has left A."""
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+    keys = _keys(tmp_path)
+    saves = tmp_path / "saves"
+    hosts = [await _start(keys, redis_server.url, saves) for _ in range(2)]
+    try:
+        key = asyncssh.read_private_key(keys[0])
+        conn_a, chan_a, screen_a = await connect(hosts[0].port, key)
+        await screen_a.expect("shared tables")
+        for typed, words in (("m", "Resume a campaign"), ("c", "which game"), ("d", "Ante")):
+            mark = len(screen_a.output)
+            chan_a.write(typed.encode())
+            await screen_a.expect(words, since=mark)
+        mark = len(screen_a.output)
+        chan_a.write(b"\x13")  # ctrl+s: start the campaign
+        await screen_a.expect("game 1 of 5", since=mark)
+        assert not list(saves.rglob("*.json")), "no save file: the campaign is in Redis"
+        store = CampaignKeeper.from_url(redis_server.url).player(player_name(fingerprint(key)))
+        (entry,) = store.entries()
+        assert entry.path.name == "campaign.json" and entry.campaign is not None
+
+        conn_b, chan_b, screen_b = await connect(hosts[1].port, key)
+        await screen_b.expect("shared tables")
+        for typed, words in (("m", "Resume a campaign"), ("u", "Val-Des, game 1 of 5")):
+            mark = len(screen_b.output)
+            chan_b.write(typed.encode())
+            await screen_b.expect(words, since=mark)
+        await asyncio.sleep(0.3)  # the list has the focus
+        mark = len(screen_b.output)
+        chan_b.write(b"\r")
+        await screen_b.expect("Cannot open the campaign", since=mark)
+        assert "open in" in plain(bytes(screen_b.output[mark:]))
+
+        conn_a.close()
+        for _ in range(100):  # the session on A ends, and lets the campaign go
+            if not store.client.exists(store._lease("campaign.json")):
+                break
+            await asyncio.sleep(0.1)
+        chan_b.write(b"\r")
+        (session,) = hosts[1].sessions
+        for _ in range(100):
+            if session.app is not None and session.app.campaign_session is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert session.app is not None and session.app.campaign_session is not None
+        assert session.app.campaign_session.campaign.name == "Campaign"
+        assert store.client.exists(store._lease("campaign.json")), "B holds it now"
+        conn_b.close()
+        store.keeper.close()
+    finally:
+        for host in hosts:
+            await asyncio.wait_for(host.close(), 10)
