@@ -19,7 +19,7 @@ import pytest
 from redis_server import needs_redis, redis_server  # noqa: F401
 from ssh_clients import connect, make_key, plain
 
-from cantina.campaign.errors import Damaged, InUse, NameTaken
+from cantina.campaign.errors import CampaignError, Damaged, InUse, NameTaken, explain
 from cantina.campaign.store import Store, load
 from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
 from cantina.ssh.server import Host, HostOptions, player_name
@@ -174,6 +174,33 @@ def test_a_host_that_lost_its_lease_never_writes_over_anothers_play(keepers) -> 
         session.close()
         with pytest.raises(InUse):
             a.open(path)  # A's close let go of nothing of B's
+
+
+def test_a_redis_away_is_said_and_play_goes_on_when_it_returns(redis_server, keepers) -> None:  # noqa: F811
+    store = keepers[0].player("p1")
+    path = store.create(new_campaign("valdes", 4, 3))
+    session = store.open(path)
+    failures: list[OSError] = []
+    session.on_error = failures.append
+    drive(session.campaign, 1, lambda *_: None)
+    redis_server.stop()
+    try:
+        (entry,) = store.entries()  # the list says why, in one row (no exception)
+        assert entry.campaign is None and entry.problem is not None
+        assert str(entry.problem) == (
+            "Redis: cannot be reached (ConnectionError); try again in a moment"
+        )
+        with pytest.raises(CampaignError, match="cannot be reached"):
+            store.open(path)
+        drive(session.campaign, 2, lambda *_: None)  # the game goes on, unsaved
+        assert len(failures) == 2 and session.unsaved == 2
+        assert explain(failures[0]) == "the campaign store cannot be reached"
+        assert not session.settle()
+    finally:
+        redis_server.start()
+    assert session.settle() and session.saved, "all of it written when Redis is back"
+    assert decisions(keepers[1].player("p1").load(path)) == 3
+    session.close()
 
 
 KEEP_OPEN = """

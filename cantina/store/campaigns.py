@@ -45,7 +45,9 @@ from pathlib import Path
 from typing import cast
 
 import redis
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
+from redis.retry import Retry
 
 from cantina.campaign.errors import CampaignError, Damaged, InUse, NameTaken, NotFound
 from cantina.campaign.listing import HEAD, Listed, listing_in
@@ -126,8 +128,9 @@ return 0
 
 
 def _away(err: RedisError) -> OSError:
-    """A Redis that could not be reached (or answered wrongly), as a save that failed."""
-    return OSError(errno.ECONNREFUSED, f"{AWAY} ({type(err).__name__})")
+    """A Redis that could not be reached (or answered wrongly), as a save that failed (in
+    words that stay plain when the app lowers their case: `os_reason`)."""
+    return OSError(errno.ECONNREFUSED, "the campaign store cannot be reached")
 
 
 @contextmanager
@@ -243,7 +246,10 @@ class CampaignKeeper:
     @classmethod
     def from_url(cls, url: str, **options: int | str) -> CampaignKeeper:
         client = redis.Redis.from_url(
-            url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, retry_on_timeout=False
+            url,
+            socket_timeout=TIMEOUT,
+            socket_connect_timeout=TIMEOUT,
+            retry=Retry(NoBackoff(), 0),  # a call tried once: the event loop waits on it
         )
         return cls(client, **options)  # type: ignore[arg-type]
 
@@ -265,17 +271,15 @@ class CampaignKeeper:
             self._leases.discard(lease)
 
     def _renew(self) -> None:
-        """Every third of a lease, renew every lease held (a lease another host holds
-        now is dropped: the campaign's next save says so)."""
+        """Every third of a lease, renew every lease held until its campaign closes. One
+        another host holds now is left to it (the campaign's next save says so); one that
+        lapsed while Redis was away is taken back if nobody wrote the campaign since."""
         while not self._stop.wait(self.lease_ms / 3000):
             with self._guard:
                 leases = list(self._leases)
             for lease in leases:
-                try:
-                    if not lease.renew():
-                        self.letting_go(lease)
-                except RedisError:
-                    pass  # tried again in a third of a lease
+                with suppress(RedisError):  # tried again in a third of a lease
+                    lease.renew()
 
     def close(self) -> None:
         """Stop renewing and let every lease go (the host is closing)."""
@@ -321,18 +325,17 @@ class RedisCampaigns:
 
     def _heads(self) -> list[tuple[str, float, Listed | None, str | None]]:
         """Each document, newest first: its name, time, listing (None when its head has
-        none) and the campaign name its head holds."""
-        with _reaching():
-            files = cast(
-                "list[tuple[bytes, float]]",
-                self.client.zrevrange(self.index, 0, -1, withscores=True),
-            )
-            pipe = self.client.pipeline(transaction=False)
-            for file, _ in files:
-                key = self._doc(file.decode())
-                pipe.getrange(key, 0, HEAD - 1)
-                pipe.getrange(key, -2, -1)
-            ends = pipe.execute()
+        none) and the campaign name its head holds (RedisError when Redis is away)."""
+        files = cast(
+            "list[tuple[bytes, float]]",
+            self.client.zrevrange(self.index, 0, -1, withscores=True),
+        )
+        pipe = self.client.pipeline(transaction=False)
+        for file, _ in files:
+            key = self._doc(file.decode())
+            pipe.getrange(key, 0, HEAD - 1)
+            pipe.getrange(key, -2, -1)
+        ends = pipe.execute()
         found = []
         for n, (file, modified) in enumerate(files):
             head, tail = ends[2 * n], ends[2 * n + 1]
@@ -347,9 +350,16 @@ class RedisCampaigns:
 
     def entries(self) -> list[Entry]:
         """Every campaign, newest first; damaged ones carry their reason and are left as
-        found (listed from their listing; one without is read whole, to say why)."""
+        found (listed from their listing; one without is read whole, to say why). With
+        Redis out of reach, one entry, `Redis`, whose problem says so."""
+        try:
+            heads = self._heads()
+        except RedisError as err:
+            # The screens list without catching: a row that says why, not a session ended.
+            why = f"cannot be reached ({type(err).__name__}); try again in a moment"
+            return [Entry(Path("Redis"), None, Damaged("Redis", "", why), time.time())]
         found = []
-        for file, modified, listed, _ in self._heads():
+        for file, modified, listed, _ in heads:
             path = Path(file)
             if listed is not None:
                 found.append(Entry(path, listed, None, modified))
@@ -366,7 +376,9 @@ class RedisCampaigns:
         """The campaign names taken, case-folded, each with its document (a damaged one's
         too, when its name can still be read)."""
         taken: dict[str, Path] = {}
-        for file, _, _, name in self._heads():
+        with _reaching():
+            heads = self._heads()
+        for file, _, _, name in heads:
             if but is not None and file == but.name:
                 continue
             if name is None:
