@@ -20,14 +20,16 @@ Cluster wants for a script that touches several):
   document is still the one it wrote last.
 
 Synchronous client, short timeouts. The screens call their store synchronously (the list,
-open, rename, delete; every decision's autosave through `Campaign.on_change`), and they
-are not mine to make asynchronous, so this uses redis-py's synchronous client with a
-socket timeout of `TIMEOUT`. A call is one round trip (about 0.1 ms on a local network),
-less than the two fsyncs a save file's atomic write holds the event loop for today; a
-Redis that is down refuses at once, and one that hangs holds the loop `TIMEOUT` at most.
-A worker thread for every call would keep even that off the loop, but it would make each
-screen's call wait on a future it cannot await. Lease renewal, which must go on whatever
-the loop does, runs in one daemon thread of the host.
+open, rename, delete; every decision's autosave through `Campaign.on_change`), as they
+call the file store; so this uses redis-py's synchronous client (not its asyncio one) with a
+socket timeout of `TIMEOUT`, each call tried once. A save is one round trip, which holds
+the event loop less than a save file's atomic write (two fsyncs) does today: on this
+project's 2-core machine (busy), a 29 KB campaign saved in p50 0.7 ms to a local Redis
+with `appendfsync everysec` (3 ms with `always`), against 4 ms to a file. A Redis that
+is down refuses at once; one that hangs holds the loop `TIMEOUT` at most.
+A worker thread for each call would keep even that off the loop, but a screen calling
+synchronously would have to block on its answer all the same. Lease renewal, which must
+go on whatever the loop does, runs in one daemon thread of the host (`CampaignKeeper`).
 """
 
 from __future__ import annotations
