@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from cantina.campaign.series import Campaign
-    from cantina.campaign.store import OpenCampaign, Store
+    from cantina.campaign.store import Campaigns, OpenCampaign
     from cantina.chat import Muted
     from cantina.dealer import Pace
     from cantina.live import LiveTable
@@ -40,7 +40,7 @@ class AppServices(Protocol):
 
     def store_preferences(self) -> None: ...
 
-    def campaigns(self) -> Store: ...
+    def campaigns(self) -> Campaigns: ...
 
     def play_campaign(self, path: Path) -> bool: ...
 

@@ -35,7 +35,7 @@ from screens.too_small import TooSmallScreen
 
 if TYPE_CHECKING:  # the rules core loads with the first table, not with the menu
     from cantina.campaign.series import Campaign
-    from cantina.campaign.store import OpenCampaign, Store
+    from cantina.campaign.store import Campaigns, OpenCampaign
     from cantina.live import LiveTable
     from cantina.seating import TableSetup
     from screens.services import AppServices
@@ -149,7 +149,7 @@ class CantinaApp(OneLineCrash, App[None]):
 
     # --- campaigns -------------------------------------------------------------------------
 
-    def campaigns(self) -> Store:
+    def campaigns(self) -> Campaigns:
         from cantina.campaign.store import Store, save_dir
 
         return Store(save_dir(self.save_dir))

@@ -65,6 +65,12 @@ def read_listing(path: Path) -> Listing | None:
             tail = file.read(2) if size > len(head) else head[-2:]
     except OSError:
         return None
+    return listing_in(head, tail)
+
+
+def listing_in(head: bytes, tail: bytes) -> Listing | None:
+    """The listing in a save's first `HEAD` bytes, if it has one and its last two bytes
+    end it as a whole save does; None otherwise (for saves kept elsewhere than a file)."""
     if not tail.rstrip(b"\n").endswith(b"}"):
         return None
     key = head.find(b'"listing"', 0, 64)

@@ -15,9 +15,10 @@ import errno
 import fcntl
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import msgspec
 import platformdirs
@@ -59,6 +60,37 @@ def file_stem(name: str) -> str:
     """A file name for a campaign name: letters, digits and dashes only."""
     stem = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40].strip("-")
     return stem or "campaign"
+
+
+class Lock(Protocol):
+    """What an open campaign holds while it is played: a flock here, a lease in Redis."""
+
+    def release(self) -> None: ...
+
+
+class Campaigns(Protocol):
+    """A player's campaigns as the app and its screens use them: this folder's `Store`,
+    or the same documents kept in Redis (`cantina.store.campaigns`). Each save is known by
+    a path whose name is its file's (in Redis, a document named as the file would be)."""
+
+    @property
+    def folder(self) -> Path: ...
+
+    def entries(self) -> list[Entry]: ...
+
+    def create(self, campaign: Campaign) -> Path: ...
+
+    def import_file(self, source: Path) -> Imported: ...
+
+    def load(self, path: Path) -> Campaign: ...
+
+    def open(self, path: Path) -> OpenCampaign: ...
+
+    def rename(self, path: Path, name: str) -> None: ...
+
+    def delete(self, path: Path) -> None: ...
+
+    def export(self, path: Path, destination: Path) -> Path: ...
 
 
 class CampaignLock:
@@ -120,15 +152,20 @@ def read(path: Path) -> bytes:
 
 def load(path: Path) -> Campaign:
     """The campaign in `path` (Damaged, naming the file and field, if it cannot be)."""
-    raw = read(path)
+    return campaign_in(read(path), path.name)
+
+
+def campaign_in(raw: bytes, file: str) -> Campaign:
+    """The campaign a save's bytes hold, checked whole (Damaged, naming `file` and the
+    field, if it cannot be played): for a file, or a document kept elsewhere."""
     try:
-        return read_campaign(raw, path.name)
+        return read_campaign(raw, file)
     except Damaged:
         raise
     except RecursionError:  # msgspec's limit on nesting: no save nests so deep
-        raise Damaged(path.name, "", NESTED) from None
+        raise Damaged(file, "", NESTED) from None
     except Exception as err:  # a reading bug must not take the whole listing down
-        raise Damaged(path.name, "", f"{UNEXPECTED} ({type(err).__name__}: {err})") from err
+        raise Damaged(file, "", f"{UNEXPECTED} ({type(err).__name__}: {err})") from err
 
 
 class _Named(msgspec.Struct):
@@ -260,16 +297,7 @@ class Store:
         """`name` as a campaign is called (cleaned), numbered when another campaign here
         has it already (in any case): "Campaign" is "Campaign 2" beside a "Campaign", and
         "Campaign 3" beside both."""
-        name = campaign_name(name)
-        taken = self.names()
-        if name.casefold() not in taken:
-            return name
-        for n in range(2, 1000):
-            suffix = f" {n}"
-            candidate = name[: MAX_CAMPAIGN_NAME - len(suffix)].rstrip() + suffix
-            if candidate.casefold() not in taken:
-                return candidate
-        raise NameTaken(f"too many campaigns called {name!r}")
+        return free_name(name, self.names())
 
     def create(self, campaign: Campaign) -> Path:
         """Save a new campaign under a name and a file name of its own (never another's):
@@ -333,6 +361,19 @@ class Store:
         return export_bytes(raw, name_in(raw) or path.stem, destination)
 
 
+def free_name(name: str, taken: Collection[str]) -> str:
+    """`name` cleaned, numbered when `taken` (case-folded names) has it already."""
+    name = campaign_name(name)
+    if name.casefold() not in taken:
+        return name
+    for n in range(2, 1000):
+        suffix = f" {n}"
+        candidate = name[: MAX_CAMPAIGN_NAME - len(suffix)].rstrip() + suffix
+        if candidate.casefold() not in taken:
+            return candidate
+    raise NameTaken(f"too many campaigns called {name!r}")
+
+
 def export_bytes(raw: bytes, name: str, destination: Path) -> Path:
     """`raw` (a save's bytes) at `destination`: a new file, or a new file named after the
     campaign `name` in the folder `destination` (CampaignError: never over a file)."""
@@ -365,7 +406,7 @@ def write_new(folder: Path, stem: str, data: bytes) -> Path:
 class OpenCampaign:
     """A campaign open for play: locked, and saved after every change until closed."""
 
-    def __init__(self, path: Path, campaign: Campaign, lock: CampaignLock) -> None:
+    def __init__(self, path: Path, campaign: Campaign, lock: Lock) -> None:
         self.path = path
         self.campaign = campaign
         self.lock = lock
@@ -377,9 +418,13 @@ class OpenCampaign:
         self._saved_decisions = campaign.decisions
         campaign.on_change = lambda _campaign: self.autosave()
 
+    def write(self, data: bytes) -> None:
+        """Put the save's bytes where it is kept (OSError when they cannot be)."""
+        write_atomic(self.path, data)
+
     def save(self) -> None:
         try:
-            write_atomic(self.path, encode(self.campaign))
+            self.write(encode(self.campaign))
         except OSError as err:
             self.failure = err
             raise

@@ -29,7 +29,7 @@ LEAVE_ANYWAY = 10.0
 """Seconds an app asked to leave before its first screen is up waits for that screen."""
 
 if TYPE_CHECKING:
-    from cantina.campaign.store import Store
+    from cantina.campaign.store import Campaigns
     from cantina.lobby import Lobby, Player, SharedTable
 
 
@@ -64,6 +64,7 @@ class HostedApp(CantinaApp):
         lobby: Lobby | None,
         player: Player | None,
         save_dir: Path | None = None,
+        campaign_store: Campaigns | None = None,
     ) -> None:
         super().__init__(save_preferences=False, save_dir=save_dir)
         # No turn bell over SSH unless the player turns it on: the host's own preference
@@ -71,6 +72,9 @@ class HostedApp(CantinaApp):
         self.preferences.bell = False
         self.campaigns_allowed = save_dir is not None
         """Only a player with a key has campaigns of their own (in `save_dir`)."""
+        self.campaign_store = campaign_store
+        """Where they are kept instead of `save_dir`, if elsewhere (Redis, for hosts that
+        share one: `cantina.store.campaigns`)."""
         self.terminal = terminal
         self.lobby = lobby
         self.player = player
@@ -126,10 +130,12 @@ class HostedApp(CantinaApp):
         log.error("a session failed:\n%s", "".join(traceback.format_exception(error)))
         return f"cantina: a session ended after an error ({type(error).__name__})"
 
-    def campaigns(self) -> Store:
+    def campaigns(self) -> Campaigns:
         """This player's own saves; a guest has none (the screens offer none either)."""
         if not self.campaigns_allowed:
             raise PermissionError("campaigns need a key to come back with")
+        if self.campaign_store is not None:
+            return self.campaign_store
         return super().campaigns()
 
     def get_default_screen(self) -> Screen:

@@ -28,6 +28,7 @@ from cantina.seating import clean_name
 from cantina.ssh.budget import OWNER, Budgets, InputPacer, WorkBudget, WorkMeter
 from cantina.ssh.keys import fingerprint
 from cantina.ssh.limits import InputBudget, InputGate, Limits, early_drop
+from cantina.store.campaigns import CampaignKeeper, RedisCampaigns
 from cantina.store.memory import InProcessStore, TableStore
 from cantina.store.redis_store import RedisStore
 from cantina.text import clean_text
@@ -95,6 +96,12 @@ class HostOptions:
     memory only (they end with the host)."""
 
 
+def player_name(identity: str) -> str:
+    """A keyed player's name for their campaigns (a folder, or Redis keys): their key's
+    fingerprint, hashed (so nothing in it reaches a path or a key as it was typed)."""
+    return hashlib.sha256(identity.encode()).hexdigest()[:24]
+
+
 class Host:
     """The running cantina host: who is connected, the sessions, the shared lobby."""
 
@@ -119,6 +126,8 @@ class Host:
             RedisStore.from_url(options.store) if options.store else InProcessStore()
         )
         """Where the shared tables are kept (ValueError for an address it cannot read)."""
+        self.campaign_keeper = CampaignKeeper.from_url(options.store) if options.store else None
+        """With Redis, keyed players' campaigns are kept there too, for any host to open."""
         if options.lobby:
             pace = Pace(beat=options.pace)
             self.lobby = Lobby(
@@ -140,8 +149,14 @@ class Host:
         fingerprint. A guest has no key to come back with, so no campaigns."""
         if identity.startswith("guest:") or not identity:
             return None
-        name = hashlib.sha256(identity.encode()).hexdigest()[:24]
-        return save_dir(self.options.save_dir) / "players" / name
+        return save_dir(self.options.save_dir) / "players" / player_name(identity)
+
+    def player_campaigns(self, identity: str) -> RedisCampaigns | None:
+        """With a Redis store, a keyed player's campaigns in it (under the same name as
+        their folder would have); else None, and they are files, as `player_saves`."""
+        if self.campaign_keeper is None or self.player_saves(identity) is None:
+            return None
+        return self.campaign_keeper.player(player_name(identity))
 
     def admits(self, key: asyncssh.SSHKey, address: str) -> bool:
         """Whether this key may come in from `address`: any key with `--open`, else a key
@@ -303,6 +318,8 @@ class Host:
         if tasks:
             await asyncio.wait(tasks, timeout=5)
         await self.store.close()
+        if self.campaign_keeper is not None:
+            self.campaign_keeper.close()
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
@@ -587,6 +604,7 @@ class Session(asyncssh.SSHServerSession):
                     lobby=lobby,
                     player=player,
                     save_dir=self.host.player_saves(self.gate.identity),
+                    campaign_store=self.host.player_campaigns(self.gate.identity),
                 )
                 if self.closed or self.input_ended:  # gone before its app was made
                     app.leave()

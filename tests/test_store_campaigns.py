@@ -1,0 +1,308 @@
+"""Campaigns kept in a real Redis (`--store redis://…`): the same bytes as a save file, the
+same checks (a damaged document is refused with its name and field, and left as it was),
+a lease instead of a flock (a second host is refused; a host killed with -9 lets go when
+its lease expires), and any host sees every campaign of a player."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import asyncssh
+import pytest
+from redis_server import needs_redis, redis_server  # noqa: F401
+from ssh_clients import connect, make_key, plain
+
+from cantina.campaign.errors import CampaignError, Damaged, InUse, NameTaken, explain
+from cantina.campaign.store import Store, load
+from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
+from cantina.ssh.server import Host, HostOptions, player_name
+from cantina.store.campaigns import CampaignKeeper, RedisCampaigns
+
+sys.path.insert(0, str(Path(__file__).parent))
+from campaign_driver import decisions, drive, new_campaign
+
+pytestmark = needs_redis
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def keepers(redis_server):  # noqa: F811
+    """Two hosts' links to one Redis, with a short lease (to see it expire)."""
+    made = [CampaignKeeper.from_url(redis_server.url, lease_ms=600) for _ in range(2)]
+    yield made
+    for keeper in made:
+        keeper.close()
+
+
+def _keys(folder: Path) -> tuple[Path, Path, Path]:
+    player = make_key(folder / "player")
+    authorized = folder / "authorized_keys"
+    authorized.write_text(player.with_suffix(".pub").read_text())
+    return player, folder / "host_key", authorized
+
+
+async def _start(keys: tuple[Path, Path, Path], url: str, saves: Path) -> Host:
+    _, host_key, authorized = keys
+    options = HostOptions(
+        save_dir=saves, port=0, host_key=host_key, authorized_keys=authorized, store=url
+    )
+    host = Host(options, read_authorized_keys(authorized))
+    await host.start(load_or_create_host_key(host_key))
+    return host
+
+
+def _doc(store: RedisCampaigns, path: Path) -> bytes:
+    raw = store.client.get(store._doc(path.name))
+    assert isinstance(raw, bytes)
+    return raw
+
+
+def test_a_campaign_in_redis_is_the_save_files_bytes(tmp_path: Path, keepers) -> None:
+    files = Store(tmp_path / "files")
+    redis = keepers[0].player("p1")
+    on_disk = files.create(new_campaign("valdes", 7, 3))
+    in_redis = redis.create(new_campaign("valdes", 7, 3))
+    assert in_redis.name == on_disk.name == "valdes-7.json"
+    assert _doc(redis, in_redis) == on_disk.read_bytes()
+    for store, path in ((files, on_disk), (redis, in_redis)):
+        with store.open(path) as session:
+            drive(session.campaign, 9, lambda *_: None)
+            assert session.saves == 9 and session.saved
+    assert _doc(redis, in_redis) == on_disk.read_bytes()
+    assert decisions(redis.load(in_redis)) == 9
+    (entry,) = redis.entries()
+    assert entry.path == in_redis and entry.problem is None and entry.campaign is not None
+    assert entry.campaign.name == "valdes 7"
+    # Export gives the usual file: the same bytes, which the file store opens.
+    exported = redis.export(in_redis, tmp_path)
+    assert exported == tmp_path / "valdes-7.json"
+    assert exported.read_bytes() == on_disk.read_bytes()
+    assert decisions(load(exported)) == 9
+    # And a save file comes in as it is (its name numbered: this one is taken).
+    imported = redis.import_file(exported)
+    assert (imported.name, imported.was) == ("valdes 7 2", "valdes 7")
+    assert [e.campaign.name for e in redis.entries() if e.campaign] == ["valdes 7 2", "valdes 7"]
+
+
+def test_a_damaged_document_is_refused_by_name_and_field_and_left_as_it_was(keepers) -> None:
+    redis = keepers[0].player("p1")
+    path = redis.create(new_campaign("vigo", 3, 4))
+    with redis.open(path) as session:
+        drive(session.campaign, 4, lambda *_: None)
+    doc = json.loads(_doc(redis, path))
+    doc["banks"] = [999] * len(doc["banks"])
+    damaged = json.dumps(doc, indent=1).encode()
+    redis.client.set(redis._doc(path.name), damaged)
+
+    with pytest.raises(Damaged) as refused:
+        redis.open(path)
+    assert refused.value.file == "vigo-3.json" and refused.value.field == "$.banks"
+    with pytest.raises(Damaged, match=r"vigo-3\.json: \$\.banks: edited"):
+        redis.rename(path, "Another")
+    with pytest.raises(Damaged):
+        redis.delete(path)
+    assert _doc(redis, path) == damaged, "never written over, renamed or deleted"
+    assert redis.client.exists(redis._lease(path.name)) == 0, "a refused opening holds nothing"
+
+    # Not JSON at all: the list says why, with the document's name.
+    redis.client.set(redis._doc(path.name), b'{"format": 3, "listing": ')
+    (entry,) = redis.entries()
+    assert entry.campaign is None and entry.problem is not None
+    assert entry.file == "vigo-3.json" and "not a cantina save" in str(entry.problem)
+
+
+def test_a_second_host_is_refused_while_the_lease_is_renewed(keepers) -> None:
+    a, b = (keeper.player("p1") for keeper in keepers)
+    path = a.create(new_campaign("valdes", 5, 3))
+    with a.open(path) as session:
+        with pytest.raises(InUse, match=r"'valdes 5' is open in another cantina \(host "):
+            b.open(path)
+        time.sleep(1.5)  # more than two leases: renewed meanwhile
+        with pytest.raises(InUse):
+            b.open(path)
+        drive(session.campaign, 2, lambda *_: None)
+    with b.open(path) as session:  # closed on A: free at once
+        assert decisions(session.campaign) == 2, "B sees what A played"
+        drive(session.campaign, 1, lambda *_: None)
+    assert decisions(a.load(path)) == 3
+
+
+def test_both_hosts_list_and_change_the_same_campaigns(keepers) -> None:
+    a, b = (keeper.player("p1") for keeper in keepers)
+    other = keepers[1].player("p2")
+    first = a.create(new_campaign("vigo", 1, 3))
+    second = b.create(new_campaign("vigo", 1, 3))
+    assert (first.name, second.name) == ("vigo-1.json", "vigo-1-2.json")
+    assert [e.campaign.name for e in a.entries() if e.campaign] == ["vigo 1 2", "vigo 1"]
+    with pytest.raises(NameTaken):
+        a.rename(second, "VIGO 1")
+    b.rename(second, "Second")
+    assert {e.campaign.name for e in a.entries() if e.campaign} == {"vigo 1", "Second"}
+    a.delete(first)
+    assert [e.path for e in b.entries()] == [second]
+    assert other.entries() == [], "another player's campaigns are not these"
+
+
+def test_a_host_that_lost_its_lease_never_writes_over_anothers_play(keepers) -> None:
+    a, b = (keeper.player("p1") for keeper in keepers)
+    path = a.create(new_campaign("valdes", 9, 3))
+    session = a.open(path)
+    failures: list[OSError] = []
+    session.on_error = failures.append
+    drive(session.campaign, 1, lambda *_: None)
+    # Its lease lapses (Redis away longer than a lease) and nobody wrote since: the next
+    # save takes it back.
+    a.client.delete(a._lease(path.name))
+    drive(session.campaign, 1, lambda *_: None)
+    assert not failures and decisions(b.load(path)) == 2
+    # It lapses again, and host B opens the campaign and plays: A's saves are refused.
+    a.client.delete(a._lease(path.name))
+    with b.open(path) as other:
+        drive(other.campaign, 3, lambda *_: None)
+        drive(session.campaign, 1, lambda *_: None)
+        assert len(failures) == 1 and not session.saved
+        assert "another cantina has opened the campaign" in str(failures[0])
+        assert decisions(b.load(path)) == 5, "B's play stands"
+        session.close()
+        with pytest.raises(InUse):
+            a.open(path)  # A's close let go of nothing of B's
+
+
+def test_a_redis_away_is_said_and_play_goes_on_when_it_returns(redis_server, keepers) -> None:  # noqa: F811
+    store = keepers[0].player("p1")
+    path = store.create(new_campaign("valdes", 4, 3))
+    session = store.open(path)
+    failures: list[OSError] = []
+    session.on_error = failures.append
+    drive(session.campaign, 1, lambda *_: None)
+    redis_server.stop()
+    try:
+        (entry,) = store.entries()  # the list says why, in one row (no exception)
+        assert entry.campaign is None and entry.problem is not None
+        assert str(entry.problem) == (
+            "Redis: cannot be reached (ConnectionError); try again in a moment"
+        )
+        with pytest.raises(CampaignError, match="cannot be reached"):
+            store.open(path)
+        drive(session.campaign, 2, lambda *_: None)  # the game goes on, unsaved
+        assert len(failures) == 2 and session.unsaved == 2
+        assert explain(failures[0]) == "the campaign store cannot be reached"
+        assert not session.settle()
+    finally:
+        redis_server.start()
+    assert session.settle() and session.saved, "all of it written when Redis is back"
+    assert decisions(keepers[1].player("p1").load(path)) == 3
+    session.close()
+
+
+KEEP_OPEN = """
+import sys, time
+from pathlib import Path
+from cantina.store.campaigns import CampaignKeeper
+store = CampaignKeeper.from_url(sys.argv[1], lease_ms=1500).player("p1")
+session = store.open(Path(sys.argv[2]))
+print("open", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_host_killed_with_minus_9_lets_go_when_its_lease_expires(redis_server, keepers) -> None:  # noqa: F811
+    store = keepers[0].player("p1")
+    path = store.create(new_campaign("victim", 2, 3))
+    host = subprocess.Popen(
+        [sys.executable, "-c", KEEP_OPEN, redis_server.url, str(path)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert host.stdout is not None and host.stdout.readline() == b"open\n"
+        with pytest.raises(InUse, match=f"process {host.pid}"):
+            store.open(path)
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(10)
+        with pytest.raises(InUse):
+            store.open(path)  # its lease has not expired yet
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                session = store.open(path)
+                break
+            except InUse:
+                assert time.monotonic() < deadline, "the dead host's lease never expired"
+                time.sleep(0.1)
+        with session:
+            drive(session.campaign, 1, lambda *_: None)
+        assert decisions(store.load(path)) == 1
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait(10)
+
+
+async def test_a_campaign_begun_on_one_host_is_resumed_on_another_over_ssh(
+    redis_server,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch,
+) -> None:
+    """Two hosts on one Redis, a real SSH client: a campaign started on host A is kept in
+    Redis (no file), listed on host B, refused there while A plays it, and opened on B
+    once the player has left A."""
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+    keys = _keys(tmp_path)
+    saves = tmp_path / "saves"
+    hosts = [await _start(keys, redis_server.url, saves) for _ in range(2)]
+    try:
+        key = asyncssh.read_private_key(keys[0])
+        conn_a, chan_a, screen_a = await connect(hosts[0].port, key)
+        await screen_a.expect("shared tables")
+        for typed, words in (("m", "Resume a campaign"), ("c", "which game"), ("d", "Ante")):
+            mark = len(screen_a.output)
+            chan_a.write(typed.encode())
+            await screen_a.expect(words, since=mark)
+        mark = len(screen_a.output)
+        chan_a.write(b"\x13")  # ctrl+s: start the campaign
+        await screen_a.expect("game 1 of 5", since=mark)
+        assert not list(saves.rglob("*.json")), "no save file: the campaign is in Redis"
+        store = CampaignKeeper.from_url(redis_server.url).player(player_name(fingerprint(key)))
+        (entry,) = store.entries()
+        assert entry.path.name == "campaign.json" and entry.campaign is not None
+
+        conn_b, chan_b, screen_b = await connect(hosts[1].port, key)
+        await screen_b.expect("shared tables")
+        for typed, words in (("m", "Resume a campaign"), ("u", "Val-Des, game 1 of 5")):
+            mark = len(screen_b.output)
+            chan_b.write(typed.encode())
+            await screen_b.expect(words, since=mark)
+        await asyncio.sleep(0.3)  # the list has the focus
+        mark = len(screen_b.output)
+        chan_b.write(b"\r")
+        await screen_b.expect("Cannot open the campaign", since=mark)
+        assert "open in" in plain(bytes(screen_b.output[mark:]))
+
+        conn_a.close()
+        for _ in range(100):  # the session on A ends, and lets the campaign go
+            if not store.client.exists(store._lease("campaign.json")):
+                break
+            await asyncio.sleep(0.1)
+        chan_b.write(b"\r")
+        (session,) = hosts[1].sessions
+        for _ in range(100):
+            if session.app is not None and session.app.campaign_session is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert session.app is not None and session.app.campaign_session is not None
+        assert session.app.campaign_session.campaign.name == "Campaign"
+        assert store.client.exists(store._lease("campaign.json")), "B holds it now"
+        conn_b.close()
+        store.keeper.close()
+    finally:
+        for host in hosts:
+            await asyncio.wait_for(host.close(), 10)
