@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -201,6 +202,112 @@ def test_a_redis_away_is_said_and_play_goes_on_when_it_returns(redis_server, kee
     assert session.settle() and session.saved, "all of it written when Redis is back"
     assert decisions(keepers[1].player("p1").load(path)) == 3
     session.close()
+
+
+def _folder_of_saves(folder: Path) -> tuple[list[Path], dict[str, bytes]]:
+    """A player's folder as a host kept it before Redis: two whole saves (one played a
+    little) and two damaged ones; its files' bytes, to see them left as they were."""
+    files = Store(folder)
+    whole = [files.create(new_campaign("valdes", 7, 3)), files.create(new_campaign("vigo", 2, 3))]
+    with files.open(whole[1]) as session:
+        drive(session.campaign, 5, lambda *_: None)
+    edited = json.loads(whole[0].read_bytes())
+    edited["banks"] = [999] * len(edited["banks"])
+    (folder / "edited.json").write_text(json.dumps(edited, indent=1))
+    (folder / "cut.json").write_bytes(b'{"format": 3, "listing": ')
+    return whole, {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def test_a_players_saves_in_the_hosts_folder_are_brought_into_redis_once(
+    tmp_path: Path, keepers
+) -> None:
+    folder = tmp_path / "players" / "p1"
+    folder.mkdir(parents=True)
+    whole, before = _folder_of_saves(folder)
+    redis = keepers[0].player("p1", folder)
+    # Played in Redis before the host listed the folder: a campaign of that file name.
+    taken = keepers[0].player("p1").create(new_campaign("victim", 1, 3))
+    assert taken.name == "victim-1.json"
+    (folder / "victim-1.json").write_bytes(_doc(redis, taken).replace(b"victim 1", b"other 1"))
+    before["victim-1.json"] = (folder / "victim-1.json").read_bytes()
+
+    entries = redis.entries()
+    shown = {e.file: e.campaign.name for e in entries if e.campaign is not None}
+    assert shown == {
+        "valdes-7.json": "valdes 7",
+        "vigo-2.json": "vigo 2",
+        "victim-1.json": "victim 1",
+        "victim-1-2.json": "other 1",  # the file, beside the document that had its name
+    }
+    # A damaged file is not copied; it is listed as damaged, with its name and field, in
+    # the very words the file store refuses it with.
+    damaged = {e.file: e.problem for e in entries if e.problem is not None}
+    assert set(damaged) == {"edited.json", "cut.json"}
+    for file, problem in damaged.items():
+        with pytest.raises(Damaged) as refused:
+            Store(folder).load(folder / file)
+        assert str(problem) == str(refused.value)
+    assert damaged["edited.json"].field == "$.banks"
+    assert str(damaged["cut.json"]).startswith("cut.json: not a cantina save")
+    with pytest.raises(CampaignError, match=r"no campaign called 'edited\.json'"):
+        redis.load(Path("edited.json"))
+    assert [e.modified for e in entries] == sorted((e.modified for e in entries), reverse=True)
+    # The same bytes, through the same checks: played on from where the file was.
+    for path in whole:
+        assert _doc(redis, Path(path.name)) == before[path.name]
+    assert _doc(redis, Path("victim-1-2.json")) == before["victim-1.json"]
+    assert decisions(redis.load(Path(whole[1].name))) == 5
+    # Brought once: listed again (here, on another host), nothing is copied twice, and a
+    # campaign deleted from Redis does not come back from its file.
+    other = keepers[1].player("p1", folder)
+    assert [e.file for e in other.entries()] == [e.file for e in entries]
+    other.delete(Path(whole[0].name))
+    assert whole[0].name not in {e.file for e in redis.entries()}
+    assert redis.client.zcard(redis.index) == 3
+    with redis.open(Path(whole[1].name)) as session:
+        drive(session.campaign, 2, lambda *_: None)
+    # The files are left as they were, every one of them.
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_two_hosts_listing_at_once_bring_each_save_once(tmp_path: Path, keepers) -> None:
+    folder = tmp_path / "saves"
+    files = Store(folder)
+    made = [files.create(new_campaign("vigo", seed, 3)) for seed in range(12)]
+    stores = [keeper.player("p1", folder) for keeper in keepers]
+    start = threading.Barrier(len(stores))
+    listed: list[list[str]] = []
+
+    def list_them(store: RedisCampaigns) -> None:
+        start.wait()
+        listed.append(sorted(e.file for e in store.entries() if e.problem is None))
+
+    threads = [threading.Thread(target=list_them, args=(store,)) for store in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    names = sorted(path.name for path in made)
+    assert listed == [names, names]
+    assert stores[0].client.zcard(stores[0].index) == 12, "no save brought twice"
+    for path in made:
+        assert _doc(stores[0], Path(path.name)) == path.read_bytes()
+
+
+def test_the_host_gives_a_keyed_players_folder_to_their_campaigns_in_redis(
+    redis_server,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    options = HostOptions(save_dir=tmp_path, port=0, store=redis_server.url)
+    host = Host(options, None)
+    try:
+        store = host.player_campaigns("SHA256:abc")
+        assert store is not None and store.files == host.player_saves("SHA256:abc")
+        assert store.files == tmp_path / "players" / player_name("SHA256:abc")
+        assert host.player_campaigns("guest:1") is None
+    finally:
+        assert host.campaign_keeper is not None
+        host.campaign_keeper.close()
 
 
 KEEP_OPEN = """

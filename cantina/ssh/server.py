@@ -153,10 +153,12 @@ class Host:
 
     def player_campaigns(self, identity: str) -> RedisCampaigns | None:
         """With a Redis store, a keyed player's campaigns in it (under the same name as
-        their folder would have); else None, and they are files, as `player_saves`."""
-        if self.campaign_keeper is None or self.player_saves(identity) is None:
+        their folder has; the saves in that folder are brought in when listed); else None,
+        and they are files, as `player_saves`."""
+        folder = self.player_saves(identity)
+        if self.campaign_keeper is None or folder is None:
             return None
-        return self.campaign_keeper.player(player_name(identity))
+        return self.campaign_keeper.player(player_name(identity), folder)
 
     def admits(self, key: asyncssh.SSHKey, address: str) -> bool:
         """Whether this key may come in from `address`: any key with `--open`, else a key

@@ -11,6 +11,8 @@ Cluster wants for a script that touches several):
 - `cantina:campaigns:{PLAYER}:index`, a sorted set: each document's name (a file name,
   `duo.json`), scored by when it was last written (what the list sorts by).
 - `cantina:campaigns:{PLAYER}:doc:NAME`, a string: the document's bytes.
+- `cantina:campaigns:{PLAYER}:from-files`, a hash: each save file of the player's folder
+  on this host that was brought into Redis (its file name), and the document it became.
 - `cantina:campaigns:{PLAYER}:lease:NAME`, a string with an expiry: who plays it now (a
   token of its own per opening). Taken with SET NX PX; renewed by one thread of the host
   while the campaign is open; given up on close. A host that dies (kill -9) renews it no
@@ -18,6 +20,13 @@ Cluster wants for a script that touches several):
   lease in the same script, so a host that lost it (Redis away longer than the lease)
   never writes over another's play; it takes the lease back only when it is free and the
   document is still the one it wrote last.
+
+Saves made before the host kept campaigns in Redis are brought in, not left behind: when
+a player's campaigns are listed, each save file of their folder that is not yet in Redis
+is copied into it (the same bytes, after the same checks; the file stays where it is).
+One script per file marks it brought and writes its document, so two hosts listing at
+once bring it once, and a campaign deleted from Redis does not come back. A damaged file
+is not brought: it is listed as damaged, with its name and field, as the file store does.
 
 Synchronous client, short timeouts. The screens call their store synchronously (the list,
 open, rename, delete; every decision's autosave through `Campaign.on_change`), as they
@@ -66,6 +75,7 @@ from cantina.campaign.store import (
     free_name,
     load,
     name_in,
+    read,
 )
 from cantina.text import clean_text
 
@@ -122,6 +132,22 @@ return 1
 """As HOLD, then, with the lease held: document KEYS[2] becomes ARGV[4] (deleted when
 that is empty), listed in KEYS[3] as ARGV[6] at time ARGV[5]. 0, and nothing written,
 when the lease is another's."""
+
+BRING = """
+if redis.call('HEXISTS', KEYS[3], ARGV[3]) == 1 then return 0 end
+local have = redis.call('GET', KEYS[1])
+if have and have ~= ARGV[1] then return -1 end
+if not have then
+  redis.call('SET', KEYS[1], ARGV[1])
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[4])
+end
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+return 1
+"""
+"""Save file ARGV[3] (bytes ARGV[1], written at ARGV[2]) as document KEYS[1], named ARGV[4],
+listed in KEYS[2], and marked brought in hash KEYS[3]: 1 when done (or it was there, the
+same bytes), 0 when the file was brought already, -1 when another document has that name
+(nothing written: try the next name)."""
 
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -240,6 +266,7 @@ class CampaignKeeper:
         self.hold = client.register_script(HOLD)
         self.write = client.register_script(WRITE)
         self.release = client.register_script(RELEASE)
+        self.bring = client.register_script(BRING)
         self._leases: set[Lease] = set()
         self._guard = threading.Lock()
         self._stop = threading.Event()
@@ -255,9 +282,10 @@ class CampaignKeeper:
         )
         return cls(client, **options)  # type: ignore[arg-type]
 
-    def player(self, name: str) -> RedisCampaigns:
-        """The campaigns of the player called `name` here (their key's fingerprint, hashed)."""
-        return RedisCampaigns(self, name)
+    def player(self, name: str, files: Path | None = None) -> RedisCampaigns:
+        """The campaigns of the player called `name` here (their key's fingerprint, hashed);
+        `files`, their folder of save files on this host, brought in when listed."""
+        return RedisCampaigns(self, name, files)
 
     def holding(self, lease: Lease) -> None:
         with self._guard:
@@ -297,11 +325,14 @@ class RedisCampaigns:
     """One player's campaigns in Redis, as `cantina.campaign.store.Store` keeps a folder's
     (the `Campaigns` protocol): each known by a path that is its document's name."""
 
-    def __init__(self, keeper: CampaignKeeper, player: str) -> None:
+    def __init__(self, keeper: CampaignKeeper, player: str, files: Path | None = None) -> None:
         self.keeper = keeper
         self.client = keeper.client
         self.base = f"{keeper.prefix}campaigns:{{{player}}}:"
         self.index = self.base + "index"
+        self.files = files
+        """The player's folder of save files on this host (kept before Redis was), if any."""
+        self.brought = self.base + "from-files"
 
     @property
     def folder(self) -> Path:
@@ -317,13 +348,57 @@ class RedisCampaigns:
     def _read(self, file: str) -> bytes:
         """A document's bytes (NotFound when there is none; Damaged when too big)."""
         with _reaching():
-            size = self.client.strlen(self._doc(file))
-            if size > MAX_FILE:
-                raise Damaged(file, "", f"{size} bytes is too big for a save (limit {MAX_FILE})")
-            raw = self.client.get(self._doc(file))
+            return self._get(file)
+
+    def _get(self, file: str) -> bytes:
+        """As `_read`, but RedisError as it comes (for the list, which says so in a row)."""
+        size = self.client.strlen(self._doc(file))
+        if size > MAX_FILE:
+            raise Damaged(file, "", f"{size} bytes is too big for a save (limit {MAX_FILE})")
+        raw = self.client.get(self._doc(file))
         if raw is None:
             raise NotFound(f"no campaign called {file!r} here")
         return raw if isinstance(raw, bytes) else _text(raw).encode()
+
+    def _bring_files(self) -> list[Entry]:
+        """Copy into Redis each save file of the player's folder not brought yet, whole and
+        checked as a save is loaded (the file stays); the damaged ones, as entries that say
+        why (RedisError when Redis is away: a file half-way is brought on the next list)."""
+        if self.files is None:
+            return []
+        try:
+            paths = sorted(self.files.iterdir())
+        except OSError:  # no folder (nothing was ever saved there), or none to read
+            return []
+        brought = {_text(file) for file in cast("list[bytes]", self.client.hkeys(self.brought))}
+        damaged = []
+        for path in paths:
+            if path.suffix != ".json" or path.name.startswith(".") or path.name in brought:
+                continue
+            try:
+                if not path.is_file():
+                    continue
+                modified = path.stat().st_mtime
+                raw = read(path)
+                campaign_in(raw, path.name)
+            except OSError:
+                continue  # gone since the folder was read
+            except Damaged as problem:
+                damaged.append(Entry(path, None, problem, modified))
+                continue
+            self._bring(path.name, raw, modified)
+        return damaged
+
+    def _bring(self, file: str, raw: bytes, modified: float) -> None:
+        """The save file `file` as a document: under its own name, else numbered."""
+        stem = Path(file).stem
+        for n in range(1, 1000):
+            name = file if n == 1 else f"{stem}-{n}.json"
+            done = self.keeper.bring(
+                keys=[self._doc(name), self.index, self.brought], args=[raw, modified, file, name]
+            )
+            if done != -1:
+                return
 
     def _heads(self) -> list[tuple[str, float, Listed | None, str | None]]:
         """Each document, newest first: its name, time, listing (None when its head has
@@ -354,24 +429,27 @@ class RedisCampaigns:
         """Every campaign, newest first; damaged ones carry their reason and are left as
         found (listed from their listing; one without is read whole, to say why). With
         Redis out of reach, one entry, `Redis`, whose problem says so."""
+        # The screens list without catching: a Redis away is a row that says why, not a
+        # session ended.
         try:
-            heads = self._heads()
+            found = self._bring_files()
+            for file, modified, listed, _ in self._heads():
+                path = Path(file)
+                if listed is not None:
+                    found.append(Entry(path, listed, None, modified))
+                    continue
+                try:
+                    campaign = campaign_in(self._get(file), file)
+                except NotFound:
+                    continue
+                except Damaged as problem:
+                    found.append(Entry(path, None, problem, modified))
+                else:
+                    found.append(Entry(path, Listed(campaign.listing()), None, modified))
         except RedisError as err:
-            # The screens list without catching: a row that says why, not a session ended.
             why = f"cannot be reached ({type(err).__name__}); try again in a moment"
             return [Entry(Path("Redis"), None, Damaged("Redis", "", why), time.time())]
-        found = []
-        for file, modified, listed, _ in heads:
-            path = Path(file)
-            if listed is not None:
-                found.append(Entry(path, listed, None, modified))
-                continue
-            try:
-                found.append(Entry(path, Listed(self.load(path).listing()), None, modified))
-            except NotFound:
-                continue
-            except Damaged as problem:
-                found.append(Entry(path, None, problem, modified))
+        found.sort(key=lambda e: e.modified, reverse=True)
         return found
 
     def names(self, but: Path | None = None) -> dict[str, Path]:
@@ -379,6 +457,7 @@ class RedisCampaigns:
         too, when its name can still be read)."""
         taken: dict[str, Path] = {}
         with _reaching():
+            self._bring_files()
             heads = self._heads()
         for file, _, _, name in heads:
             if but is not None and file == but.name:
@@ -453,5 +532,8 @@ class RedisCampaigns:
     def export(self, path: Path, destination: Path) -> Path:
         """The document, byte for byte, as a save file at `destination` (a new file, or a
         folder: `Store.export`'s rules). A damaged one is copied as it is."""
-        raw = self._read(path.name)
+        if self.files is not None and path.parent == self.files:
+            raw = read(path)  # a damaged save file of the folder, never brought in
+        else:
+            raw = self._read(path.name)
         return export_bytes(raw, name_in(raw) or path.stem, destination)
