@@ -310,6 +310,38 @@ def test_the_host_gives_a_keyed_players_folder_to_their_campaigns_in_redis(
         host.campaign_keeper.close()
 
 
+def test_a_redis_gone_while_a_damaged_document_is_read_whole_is_one_row(
+    redis_server,  # noqa: F811
+    keepers,
+    monkeypatch,
+) -> None:
+    """The list reads a document with no listing whole, after the index: Redis stopped
+    between the two is said in one row, as when it is away from the start."""
+    store = keepers[0].player("p1")
+    path = store.create(new_campaign("vigo", 8, 3))
+    store.client.set(store._doc(path.name), b'{"format": 3, "listing": ')
+    heads = store._heads
+
+    def then_stop() -> list:
+        found = heads()
+        redis_server.stop()
+        return found
+
+    monkeypatch.setattr(store, "_heads", then_stop)
+    try:
+        (entry,) = store.entries()
+        assert entry.campaign is None and entry.problem is not None
+        assert str(entry.problem) == (
+            "Redis: cannot be reached (ConnectionError); try again in a moment"
+        )
+        assert not redis_server.process
+    finally:
+        redis_server.start()
+    monkeypatch.undo()
+    (entry,) = store.entries()
+    assert entry.file == "vigo-8.json" and "not a cantina save" in str(entry.problem)
+
+
 KEEP_OPEN = """
 import sys, time
 from pathlib import Path
