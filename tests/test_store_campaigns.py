@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 from redis_server import needs_redis, redis_server  # noqa: F401
-from ssh_clients import connect, make_key, plain
+from ssh_clients import HAVE_OPENSSH, OpenSSH, connect, make_key, plain
 
 from cantina.campaign.errors import CampaignError, Damaged, InUse, NameTaken, explain
 from cantina.campaign.store import Store, load
@@ -443,5 +444,118 @@ async def test_a_campaign_begun_on_one_host_is_resumed_on_another_over_ssh(
         conn_b.close()
         store.keeper.close()
     finally:
+        for host in hosts:
+            await asyncio.wait_for(host.close(), 10)
+
+
+async def _standings(ssh: OpenSSH) -> str:
+    """The campaign's standings as the player's screen shows them (t, at the table)."""
+    mark = ssh.mark()
+    ssh.send("t")
+    await ssh.expect("Bank", since=mark)
+    await asyncio.sleep(0.5)  # every row drawn
+    return plain(bytes(ssh.output[mark:]))
+
+
+def _banks_shown(screen: str, pattern: str, store: RedisCampaigns, path: Path) -> dict[str, int]:
+    """Each seat's bank on `screen`, found by `pattern` (NAME: the seat's name, as kept in
+    Redis; the figure, its group), the last time it was drawn."""
+    shown = {}
+    for standing in store.load(path).standings():
+        found = re.findall(pattern.replace("NAME", re.escape(standing.name)), screen)
+        assert found, f"no bank for {standing.name} on the screen:\n{screen[-1500:]}"
+        shown[standing.name] = int(found[-1])
+    return shown
+
+
+RESULT_ROW = r"NAME\s+\d+ points\s+bank\s+(-?\d+)"
+"""A seat's line on a Val-Des game's result (`screens/valdes.py`)."""
+STANDINGS_ROW = r"NAME\s+(-?\d+)\s"
+"""A seat's line on the standings: name, then bank (`screens/standings.py`)."""
+
+
+@pytest.mark.skipif(not HAVE_OPENSSH, reason="OpenSSH's ssh client is not installed")
+async def test_a_campaign_begun_over_openssh_on_one_host_resumes_on_another_with_its_banks(
+    redis_server,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch,
+) -> None:
+    """Two hosts on one Redis, OpenSSH's own client: a keyed player begins a campaign on
+    host A, plays its first game out (the result's banks are the record's) and begins the
+    second, drops the connection, and resumes it on host B, whose standings show the same
+    banks as A's did, as Redis holds them."""
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "preferences.json").write_text('{"animation": "off", "pace": 0}')
+    keys = _keys(tmp_path)
+    hosts = [await _start(keys, redis_server.url, tmp_path / "saves") for _ in range(2)]
+    key = asyncssh.read_private_key(keys[0])
+    store = CampaignKeeper.from_url(redis_server.url).player(player_name(fingerprint(key)))
+    path = Path("campaign.json")
+    a = await OpenSSH.start(keys[0], hosts[0].port, "-tt")
+    b: OpenSSH | None = None
+    try:
+        await a.expect("shared tables")
+        for typed, words in (("m", "Resume a campaign"), ("c", "which game"), ("d", "Ante")):
+            mark = a.mark()
+            a.send(typed)
+            await a.expect(words, since=mark)
+        mark = a.mark()
+        a.send(b"\x13")  # ctrl+s: start the campaign
+        await a.expect("game 1 of 5", since=mark)
+        deadline = time.monotonic() + 90
+        while not store.load(path).data.finished:  # the player's calls, until game 1 ends
+            assert time.monotonic() < deadline, a.text[-1500:]
+            a.send("1")
+            await asyncio.sleep(0.2)
+        mark = a.mark()
+        a.send("r")  # the game's result
+        await a.expect("points   bank", since=mark)
+        await asyncio.sleep(0.5)  # drawn whole
+        start = list(store.load(path).data.finished[0].start.banks)
+        on_a = _banks_shown(plain(bytes(a.output[mark:])), RESULT_ROW, store, path)
+        campaign = store.load(path)
+        names = [seat.name for seat in campaign.seats]
+        kept = dict(zip(names, campaign.data.finished[0].banks, strict=True))
+        assert on_a == kept and list(kept.values()) != start, "game 1 moved the banks"
+        # Game 2 begun (its antes paid): the standings, as they stand mid-round.
+        mark = a.mark()
+        a.send("n")
+        await a.expect("call Val or Des", since=mark)
+        on_a = _banks_shown(await _standings(a), STANDINGS_ROW, store, path)
+        kept = {s.name: s.bank for s in store.load(path).standings()}
+        assert on_a == kept, "what A shows is what Redis keeps"
+        a.kill()  # the player drops the connection
+        await asyncio.sleep(0.2)
+        for _ in range(100):  # host A's session ends, and lets the campaign go
+            if not store.client.exists(store._lease(path.name)):
+                break
+            await asyncio.sleep(0.1)
+
+        b = await OpenSSH.start(keys[0], hosts[1].port, "-tt")
+        await b.expect("shared tables")
+        for typed, words in (("m", "Resume a campaign"), ("u", "Val-Des, game ")):
+            mark = b.mark()
+            b.send(typed)
+            await b.expect(words, since=mark)
+        await asyncio.sleep(0.3)  # the list has the focus
+        mark = b.mark()
+        b.send("\r")
+        await b.expect("Val-Des", since=mark)
+        (session,) = hosts[1].sessions
+        for _ in range(100):
+            if session.app is not None and session.app.campaign_session is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert session.app is not None and session.app.campaign_session is not None
+        assert store.client.exists(store._lease(path.name)), "B holds it now"
+        on_b = _banks_shown(await _standings(b), STANDINGS_ROW, store, path)
+        assert on_b == on_a, "the same banks on B as on A"
+        b.send("q")
+    finally:
+        a.kill()
+        if b is not None:
+            b.kill()
+        store.keeper.close()
         for host in hosts:
             await asyncio.wait_for(host.close(), 10)
