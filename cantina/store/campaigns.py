@@ -26,7 +26,10 @@ a player's campaigns are listed, each save file of their folder that is not yet 
 is copied into it (the same bytes, after the same checks; the file stays where it is).
 One script per file marks it brought and writes its document, so two hosts listing at
 once bring it once, and a campaign deleted from Redis does not come back. A damaged file
-is not brought: it is listed as damaged, with its name and field, as the file store does.
+is not brought: it is listed as damaged, with its name and field, as the file store does
+(checked whole, so one whose listing is intact but whose record is not is listed as
+damaged here, where the file store lists it and refuses it on opening). A file is brought
+once: what a host without Redis writes to it later stays in the file.
 
 Synchronous client, short timeouts. The screens call their store synchronously (the list,
 open, rename, delete; every decision's autosave through `Campaign.on_change`), as they
