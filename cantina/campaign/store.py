@@ -86,11 +86,27 @@ class Campaigns(Protocol):
 
     def open(self, path: Path) -> OpenCampaign: ...
 
+    def names(self, but: Path | None = None) -> dict[str, Path]: ...
+
     def rename(self, path: Path, name: str) -> None: ...
 
     def delete(self, path: Path) -> None: ...
 
     def export(self, path: Path, destination: Path) -> Path: ...
+
+
+def rename_in(store: Campaigns, path: Path, name: str) -> None:
+    """Give the campaign at `path` a new display name, in whichever store keeps it.
+    NameTaken, and nothing changed, when another campaign there has that name."""
+    name = campaign_name(name)
+    owner = store.names(but=path).get(name.casefold())
+    if owner is not None:
+        raise NameTaken(
+            f"another campaign is called {name!r} ({clean_text(owner.name)}); choose another name"
+        )
+    with store.open(path) as session:
+        session.campaign.data.name = name
+        session.save()
 
 
 class CampaignLock:
@@ -334,18 +350,8 @@ class Store:
         return OpenCampaign(path, campaign, lock)
 
     def rename(self, path: Path, name: str) -> None:
-        """A new display name; the file keeps its name, so nothing else is disturbed.
-        NameTaken, and nothing changed, when another campaign here has that name."""
-        name = campaign_name(name)
-        owner = self.names(but=path).get(name.casefold())
-        if owner is not None:
-            raise NameTaken(
-                f"another campaign is called {name!r} ({clean_text(owner.name)}); "
-                "choose another name"
-            )
-        with self.open(path) as session:
-            session.campaign.data.name = name
-            session.save()
+        """A new display name; the file keeps its name, so nothing else is disturbed."""
+        rename_in(self, path, name)
 
     def delete(self, path: Path) -> None:
         with self.open(path):

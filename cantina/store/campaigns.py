@@ -63,7 +63,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from redis.retry import Retry
 
-from cantina.campaign.errors import CampaignError, Damaged, InUse, NameTaken, NotFound
+from cantina.campaign.errors import CampaignError, Damaged, InUse, NotFound
 from cantina.campaign.listing import HEAD, Listed, listing_in
 from cantina.campaign.series import Campaign, campaign_name
 from cantina.campaign.store import (
@@ -79,6 +79,7 @@ from cantina.campaign.store import (
     load,
     name_in,
     read,
+    rename_in,
 )
 from cantina.text import clean_text
 
@@ -513,18 +514,8 @@ class RedisCampaigns:
         return RedisOpenCampaign(Path(file), campaign, lease)
 
     def rename(self, path: Path, name: str) -> None:
-        """A new display name; the document keeps its name. NameTaken, and nothing
-        changed, when another campaign here has that name."""
-        name = campaign_name(name)
-        owner = self.names(but=path).get(name.casefold())
-        if owner is not None:
-            raise NameTaken(
-                f"another campaign is called {name!r} ({clean_text(owner.name)}); "
-                "choose another name"
-            )
-        with self.open(path) as session:
-            session.campaign.data.name = name
-            session.save()
+        """A new display name; the document keeps its name."""
+        rename_in(self, path, name)
 
     def delete(self, path: Path) -> None:
         """Delete a campaign that is whole and open nowhere else."""
