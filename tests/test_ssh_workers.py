@@ -237,3 +237,49 @@ def test_workers_without_redis_are_refused_with_status_2(keys: Keys):
     assert done.returncode == 2
     assert done.stderr.startswith("cantina: --workers 2 needs --store redis://HOST:PORT/DB")
     assert len(done.stderr.splitlines()) == 1 and done.stdout == ""
+
+
+async def test_workers_end_with_their_parent_even_when_it_is_killed_with_minus_9(
+    keys: Keys, workers: Workers
+):
+    """Workers left behind would go on taking a share of the port, unsupervised."""
+    workers.process.kill()
+    await workers.process.wait()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while any(alive(pid) for pid in workers.pids):
+        assert loop.time() < deadline, "a worker outlived its parent"
+        await asyncio.sleep(0.1)
+
+
+async def test_a_second_serve_with_workers_on_a_port_in_use_is_refused(
+    keys: Keys,
+    workers: Workers,
+    redis_server,  # noqa: F811
+):
+    """SO_REUSEPORT would let it share the port silently with the first one's workers."""
+    port = port_of(workers)
+    done = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "cantina",
+        "serve",
+        "--open",
+        "--port",
+        str(port),
+        "--host-key",
+        str(keys.host_key),
+        "--store",
+        redis_server.url,
+        "--workers",
+        "2",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    out, err = await asyncio.wait_for(done.communicate(), 60)
+    assert done.returncode == 1
+    assert err.decode().splitlines() == [
+        f"cantina: --port {port} on 127.0.0.1: Address already in use"
+    ], err
+    assert out == b""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import gc
 import logging
 import multiprocessing
@@ -47,6 +48,8 @@ READY_TIMEOUT = 120.0
 """Seconds a worker may take to start listening (taking up the tables kept in Redis)."""
 STOP_TIMEOUT = 10.0
 """Seconds the workers have to close their sessions after SIGTERM, before SIGKILL."""
+PR_SET_PDEATHSIG = 1
+"""prctl(2)'s option: the signal a process gets when its parent dies."""
 RESTART_DELAY = 5.0
 """A worker that died within this many seconds of starting waits this long before it is
 started again, so one that dies at once does not spin."""
@@ -66,11 +69,12 @@ class Worker:
     """Tables taken up from the store, once the worker listens (None before)."""
 
 
-def worker_main(options: HostOptions, key: asyncssh.SSHKey, ready: Connection) -> None:
+def worker_main(options: HostOptions, key: asyncssh.SSHKey, ready: Connection, parent: int) -> None:
     """One worker: host until SIGTERM, then close every session and table. Ctrl-C at the
     terminal reaches the whole process group; the parent turns it into SIGTERM."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    end_with(parent)
 
     def listening(host: Host) -> None:
         ready.send(len(host.lobby.tables) if host.lobby is not None else 0)
@@ -85,6 +89,16 @@ def worker_main(options: HostOptions, key: asyncssh.SSHKey, ready: Connection) -
     sys.exit(reported(lambda: asyncio.run(main()), options))
 
 
+def end_with(parent: int) -> None:
+    """SIGTERM to this worker when its parent dies, even by kill -9 (Linux's
+    PR_SET_PDEATHSIG): a worker left behind would go on taking a share of the port's
+    connections, unsupervised, beside the workers of a new `cantina serve`."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # it died before that was set
+        os._exit(1)
+
+
 def exit_words(code: int | None) -> str:
     if code is None:
         return "still running"
@@ -94,6 +108,20 @@ def exit_words(code: int | None) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit status {code}"
+
+
+def check_port_free(host: str, port: int) -> None:
+    """The port is not another host's: the workers listen with SO_REUSEPORT, which would
+    let them share it, silently, with the workers of another `cantina serve`."""
+    for family, kind, proto, _, address in socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    ):
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(address)
+            except OSError as err:
+                raise OSError(f"--port {port} on {host}: {err.strerror}") from None
 
 
 def reserve_port(host: str) -> socket.socket:
@@ -125,7 +153,7 @@ class Supervisor:
         theirs, ours = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=worker_main,
-            args=(self.options, self.key, ours),
+            args=(self.options, self.key, ours, os.getpid()),
             name=f"cantina worker {number}",
             daemon=False,
         )
@@ -237,6 +265,8 @@ def serve_workers(options: HostOptions, count: int) -> int:
         if options.port == 0:
             reservation = reserve_port(options.host)
             shared.port = reservation.getsockname()[1]
+        else:
+            check_port_free(options.host, options.port)
         warm_up()  # imported once, shared by every worker's memory
         tune_collector()
         supervisor = Supervisor(shared, key, count)
