@@ -23,9 +23,10 @@ redis-server of its own on 127.0.0.1 (append-only file, fsync every second). The
 share the machine with the host, so the figures include their cost; on a machine shared
 with other work they are noisy.
 
-Redis's cost per decision: the keystroke -> frame median at the first step, Redis less
-memory (the write of each decision, `Journal.record`, is what differs; bench_store.py
-times it alone).
+Redis's cost per decision: the write of each decision, `Journal.record` (what Redis adds:
+the in-memory store records nothing), timed as bench_store.py does, on the benchmark's
+Redis before any session connects; and the keystroke -> frame medians of memory x1 and
+redis x1 at the first step, side by side.
 
     .venv/bin/python benchmarks/bench_ssh.py --playing [--store memory,redis]
         [--workers 1,2] [--sessions 8,16,32,64] [--seconds 15] [--budget 290]
@@ -57,6 +58,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncssh
+import bench_store
+
+from cantina.store.redis_store import RedisStore
 
 P95_GOAL = 0.050
 """Keystroke -> frame p95 a held count must keep to, in seconds."""
@@ -313,13 +317,32 @@ class HostTree:
             self.process.wait()
 
 
+async def record_times(url: str, tables: int = 40) -> list[float]:
+    """What Redis adds to each decision: `Journal.record` (the versioned append, one
+    round trip), timed decision by decision as bench_store.py does, an AI's dice in each
+    entry; the in-memory store records nothing."""
+    store = RedisStore.from_url(url)
+    try:
+        return await bench_store.measure(store, tables, True)
+    finally:
+        await store.close()
+
+
 async def configuration(
-    store: str, workers: int, counts: list[int], seconds: float, key: Path, until: float
+    store: str,
+    workers: int,
+    counts: list[int],
+    seconds: float,
+    key: Path,
+    until: float,
+    costs: list[float],
 ) -> list[Step]:
     """Step the sessions up on one fresh host until the p95 goal is missed."""
     steps: list[Step] = []
     with tempfile.TemporaryDirectory() as folder:
         redis = Redis(Path(folder)) if store == "redis" else None
+        if redis is not None and not costs:
+            costs += await record_times(redis.url)
         host = HostTree(max(counts), key, redis.url if redis else "memory", workers)
         seats: list[Seat] = []
         try:
@@ -379,6 +402,7 @@ async def configuration(
 async def run(stores: list[str], workers: list[int], counts: list[int], seconds: float,
               budget: float) -> None:  # fmt: skip
     results: dict[str, list[Step]] = {}
+    costs: list[float] = []
     plan = [
         (store, count) for store in stores for count in workers if count == 1 or store == "redis"
     ]  # workers share their tables through Redis only
@@ -389,7 +413,7 @@ async def run(stores: list[str], workers: list[int], counts: list[int], seconds:
             name = f"{store} x{count}"
             until = time.monotonic() + (end - time.monotonic()) / (len(plan) - done)
             print(f"{name}: sessions stepped up {counts}, {seconds:g} s timed each", flush=True)
-            results[name] = await configuration(store, count, counts, seconds, key, until)
+            results[name] = await configuration(store, count, counts, seconds, key, until, costs)
     print()
     print(f"Most seated, playing sessions with keystroke -> frame p95 <= {P95_GOAL * 1000:.0f} ms")
     for name, steps in results.items():
@@ -403,19 +427,18 @@ async def run(stores: list[str], workers: list[int], counts: list[int], seconds:
         b = max([s.sessions for s in two if s.held], default=0)
         if a:
             print(f"  2 processes / 1 process (Redis): {b / a:.2f}x")
-    memory, redis = results.get("memory x1"), results.get("redis x1")
-    if (
-        memory
-        and redis
-        and memory[0].sessions == redis[0].sessions
-        and memory[0].keys
-        and redis[0].keys
-    ):
-        extra = (redis[0].median - memory[0].median) * 1000
+    if costs:
         print(
-            f"Redis's cost to a decision: keystroke -> frame median at {memory[0].sessions} "
-            f"sessions {redis[0].median * 1000:.1f} ms with Redis, "
-            f"{memory[0].median * 1000:.1f} ms in memory: {extra:+.1f} ms"
+            f"Redis adds to each decision (Journal.record, {len(costs)} decisions, before any "
+            f"session): p50 {bench_store.at(costs, 0.5):.3f} ms, "
+            f"p95 {bench_store.at(costs, 0.95):.3f} ms, max {costs[-1] * 1000:.3f} ms"
+        )
+    memory, redis = results.get("memory x1"), results.get("redis x1")
+    if memory and redis and memory[0].keys and redis[0].keys:
+        print(
+            f"Keystroke -> frame median at the first step: {redis[0].median * 1000:.1f} ms "
+            f"with Redis, {memory[0].median * 1000:.1f} ms in memory (a difference within "
+            "this noise says nothing of Redis's cost)"
         )
 
 
