@@ -148,6 +148,7 @@ async def test_connections_to_one_port_land_on_both_workers_with_one_host_key(
     port = port_of(workers)
     host_key = fingerprint(load_or_create_host_key(keys.host_key))
     assert f"host key fingerprint {host_key}" in workers.said
+    assert re.search(r"\d+ sessions, .* \(each worker's\)", workers.said), workers.said
     assert all(alive(pid) for pid in workers.pids)
     links = [await connect(keys, port, f"p{i}") for i in range(16)]
     try:

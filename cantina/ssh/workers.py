@@ -37,6 +37,7 @@ from cantina.ssh.serve import (
     log_to_stderr,
     reported,
     run_host,
+    settings_line,
     tune_collector,
     warm_up,
 )
@@ -285,8 +286,10 @@ def serve_workers(options: HostOptions, count: int) -> int:
             first.kept or 0,
             f" with {count} workers (pids {pids})",
         )
+        limits = settings_line(shared)
         for line in lines:
-            print(f"cantina: {line}", flush=True)
+            each = " (each worker's)" if line == limits else ""
+            print(f"cantina: {line}{each}", flush=True)
         supervisor.supervise()
 
     try:
