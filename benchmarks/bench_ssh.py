@@ -69,6 +69,7 @@ import time
 from pathlib import Path
 
 import asyncssh
+import ssh_playing
 
 HOST = """
 import asyncio, dataclasses, os, sys
@@ -653,6 +654,9 @@ async def costs(rounds: int) -> None:
 
 
 def main() -> None:
+    if ssh_playing.wanted(sys.argv[1:]):  # --playing, --store, --workers: its own module
+        ssh_playing.main(sys.argv[1:])
+        return
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", default="1,8,32,64")
     parser.add_argument("--seconds", type=float, default=20.0)

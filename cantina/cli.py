@@ -43,6 +43,8 @@ MAX_IDLE = 7 * 86400.0
 """The longest idle timeout: a week."""
 MAX_STARTUPS = 1024
 """The most connections not yet logged in a host may hold at once."""
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
+"""The most host processes of one `serve`: past a few a core they only add memory."""
 SEED_HELP = f"seed for the table's dice, 0 to {MAX_SEED:,} (default: random)"
 DELAY_HELP = f"seconds between lines (default 0.6, at most {MAX_DELAY:g})"
 
@@ -442,6 +444,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="memory",
         help="where shared tables are kept: memory (the default; they end with the host) "
         "or redis://HOST:PORT/DB, where they outlive the host",
+    )
+    serve.add_argument(
+        "--workers",
+        metavar="N",
+        type=whole(1, MAX_WORKERS),
+        default=1,
+        help=f"host processes sharing the port, one host key and the Redis store (default 1, "
+        f"at most {MAX_WORKERS}: 4 a core; more than 1 needs --store redis://...)",
     )
     for sub in (parser, play, campaigns, resume, replay, serve):
         sub.add_argument(

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 
 from cantina.ssh.limits import Limits, Startups
 from cantina.ssh.serve import serve
 from cantina.ssh.server import HostOptions
+from cantina.ssh.workers import serve_workers
 
 
 def host_options(args: argparse.Namespace) -> HostOptions:
@@ -40,10 +42,20 @@ def host_options(args: argparse.Namespace) -> HostOptions:
 def serve_command(args: argparse.Namespace) -> int:
     """Host the cantina; a file named that is not there, or not a file, is refused at once
     (the command line has checked the numbers)."""
+    workers = getattr(args, "workers", 1)
+    if workers > 1 and args.store == "memory":
+        print(
+            f"cantina: --workers {workers} needs --store redis://HOST:PORT/DB: each worker "
+            "is a process of its own, and they share the lobby and tables through Redis",
+            file=sys.stderr,
+        )
+        return 2
     for flag, path in (("--authorized-keys", args.authorized_keys), ("--host-key", args.host_key)):
         if path is None or (flag == "--host-key" and not path.exists()):
             continue  # a host key that is not there yet is made
         if not path.is_file():
             what = "is not a file" if path.exists() else "is not there"
             raise SystemExit(f"cantina: {flag} {path} {what}")
+    if workers > 1:
+        return serve_workers(host_options(args), workers)
     return serve(host_options(args))

@@ -7,7 +7,11 @@ import gc
 import logging
 import socket
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+import asyncssh
 
 from cantina.ssh.keys import (
     fingerprint,
@@ -36,34 +40,63 @@ def warm_up() -> None:
     from cantina.ssh import app  # noqa: F401
 
 
-async def run_host(options: HostOptions, ready=None, *, tune_gc: bool = True) -> None:
+async def run_host(
+    options: HostOptions,
+    ready: Callable[[Host], object] | None = None,
+    *,
+    tune_gc: bool = True,
+    key: asyncssh.SSHKey | None = None,
+    announce: bool = True,
+) -> None:
+    """Host until cancelled. A worker of `--workers N` is given the key its parent loaded
+    (so every worker presents one host key) and says nothing as it starts: the parent
+    speaks for them all."""
     key_path = host_key_path(options.host_key)
-    key = load_or_create_host_key(key_path)
+    if key is None:
+        key = load_or_create_host_key(key_path)
     authorized = read_authorized_keys(options.authorized_keys)
     host = Host(options, authorized)
     await host.start(key)
     warm_up()
     if tune_gc:
         tune_collector()
-    print(f"cantina: serving on {options.host} port {host.port}", flush=True)
-    print(f"cantina: host key {key_path}", flush=True)
-    print(f"cantina: host key fingerprint {fingerprint(key)}", flush=True)
-    if options.open:
-        print("cantina: --open: any key is admitted", flush=True)
-    elif options.authorized_keys is not None:
-        print(f"cantina: players' keys from {options.authorized_keys}", flush=True)
-    if options.guests:
-        print("cantina: --guests: clients without a key are admitted", flush=True)
-    print(f"cantina: {settings_line(options)}", flush=True)
-    if options.store:
+    if announce:
         kept = len(host.lobby.tables) if host.lobby is not None else 0
-        print(f"cantina: tables kept in {shown_url(options.store)}; {kept} taken up", flush=True)
+        for line in banner(options, host.port, key_path, key, kept):
+            print(f"cantina: {line}", flush=True)
     if ready is not None:
         ready(host)
     try:
         await asyncio.Event().wait()
     finally:
         await host.close()
+
+
+def banner(
+    options: HostOptions,
+    port: int,
+    key_path: Path,
+    key: asyncssh.SSHKey,
+    kept: int,
+    workers: str = "",
+) -> list[str]:
+    """What the host says as it starts: where, with which key, whom it admits, its
+    limits, where its tables are kept."""
+    lines = [
+        f"serving on {options.host} port {port}{workers}",
+        f"host key {key_path}",
+        f"host key fingerprint {fingerprint(key)}",
+    ]
+    if options.open:
+        lines.append("--open: any key is admitted")
+    elif options.authorized_keys is not None:
+        lines.append(f"players' keys from {options.authorized_keys}")
+    if options.guests:
+        lines.append("--guests: clients without a key are admitted")
+    lines.append(settings_line(options))
+    if options.store:
+        lines.append(f"tables kept in {shown_url(options.store)}; {kept} taken up")
+    return lines
 
 
 def settings_line(options: HostOptions) -> str:
@@ -88,11 +121,13 @@ def shown_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=user + where))
 
 
-def log_to_stderr() -> None:
+def log_to_stderr(pids: bool = False) -> None:
     """The host's own view: each login, refusal and disconnect (logger `cantina.ssh`,
-    INFO) as one line on stderr, with the time."""
+    INFO) as one line on stderr, with the time; with several workers, with the process
+    id of the one that wrote it."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s cantina: %(message)s"))
+    who = "cantina[%(process)d]" if pids else "cantina"
+    handler.setFormatter(logging.Formatter(f"%(asctime)s {who}: %(message)s"))
     for name in ("cantina.ssh", "cantina.store"):  # the store: Redis away, and back
         logger = logging.getLogger(name)
         logger.addHandler(handler)
@@ -100,16 +135,27 @@ def log_to_stderr() -> None:
         logger.propagate = False
 
 
-def serve(options: HostOptions) -> int:
+def admits_somebody(options: HostOptions) -> bool:
     if not options.open and options.authorized_keys is None and not options.guests:
         print(
             "cantina: nobody could get in: give --authorized-keys FILE, or --open",
             file=sys.stderr,
         )
+        return False
+    return True
+
+
+def serve(options: HostOptions) -> int:
+    if not admits_somebody(options):
         return 2
     log_to_stderr()
+    return reported(lambda: asyncio.run(run_host(options)), options)
+
+
+def reported(run: Callable[[], object], options: HostOptions) -> int:
+    """Run the host; what stops it with an error, as one line (and status 1)."""
     try:
-        asyncio.run(run_host(options))
+        run()
     except KeyboardInterrupt:
         pass
     except socket.gaierror as err:  # an address that names nothing

@@ -94,6 +94,9 @@ class HostOptions:
     store: str | None = None
     """Where the shared tables are kept: `redis://HOST:PORT/DB`, or None for the host's
     memory only (they end with the host)."""
+    reuse_port: bool = False
+    """Listen with SO_REUSEPORT, so other workers of `cantina serve --workers N` listen on
+    the same port and the kernel shares the connections out among them."""
 
 
 def player_name(identity: str) -> str:
@@ -293,6 +296,7 @@ class Host:
             encoding=None,
             keepalive_interval=self.limits.keepalive_interval,
             keepalive_count_max=self.limits.keepalive_count_max,
+            reuse_port=self.options.reuse_port or None,
         )
         self._sweeper = asyncio.create_task(self.sweep())
 

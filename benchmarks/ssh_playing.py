@@ -1,0 +1,472 @@
+"""Hosting over SSH with a playing load: how many seated, playing sessions a host holds.
+
+Every session (asyncssh, in this process, 80 x 24, a key of its own) sets a shared Val-Des
+table in the lobby (two seats for people: it takes one, a Cautious stand-in the other, and
+two AIs), starts it, and plays: as soon as it is asked for its call it answers (Val), at
+most a key a second. The AI seats play at the host's normal pace, dice animation on. When
+a game is over the session plays on at the same table (`n`). Each answer is timed from the key
+written to the first output after it (keystroke -> frame).
+
+For each host configuration the sessions are stepped up (--sessions, default
+8,12,16,24,32,48,64; the lobby holds at most 64 tables): at each step the new sessions join
+and are seated while the others play, then every key over --seconds is timed. The step
+stops at the first count whose p95 is over 50 ms (or that could not be seated); the
+figure is the largest count that held it. Configurations (--store, --workers):
+
+  memory x1   one host process, tables in its memory (`cantina serve`)
+  redis x1    one host process, tables in Redis (`--store redis://...`)
+  redis x2    two worker processes on one port, tables in Redis (`--workers 2`)
+
+Each configuration gets a fresh host (`cantina serve`'s code with the limits raised so
+N sessions from 127.0.0.1 count as N players on N machines) and, with Redis, a fresh
+redis-server of its own on 127.0.0.1 (append-only file, fsync every second). The clients
+share the machine with the host, so the figures include their cost; on a machine shared
+with other work they are noisy.
+
+Redis's cost per decision: the write of each decision, `Journal.record` (what Redis adds:
+the in-memory store records nothing), timed as bench_store.py does, on the benchmark's
+Redis before any session connects; and the keystroke -> frame medians of memory x1 and
+redis x1 at the first step, side by side.
+
+    .venv/bin/python benchmarks/bench_ssh.py --playing [--store memory,redis]
+        [--workers 1,2] [--sessions 8,12,16,24,32,48,64] [--seconds 15] [--budget 270]
+
+--store redis --workers 2 runs that one configuration only. --budget caps the whole run
+in seconds, shared out among the configurations (a step under way finishes; later steps
+are skipped and said to be). A session answers when asked, so at the AI's pace it keys
+about once in 4 to 5 s: at 8 sessions a step of 15 s times some 25 keys (a noisy p95:
+give more --seconds, and more --budget, on a machine to spare).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncssh
+import bench_store
+
+from cantina.store.redis_store import RedisStore
+
+P95_GOAL = 0.050
+"""Keystroke -> frame p95 a held count must keep to, in seconds."""
+LOBBY_TABLES = 64
+"""The most tables a lobby holds (cantina.lobby.MAX_TABLES): one a session."""
+
+HOST = """
+import asyncio, dataclasses, sys
+from pathlib import Path
+from cantina.ssh.limits import Limits, Startups
+from cantina.ssh.serve import log_to_stderr, run_host
+from cantina.ssh.server import HostOptions
+from cantina.ssh.workers import serve_workers
+
+n, port, key, store, workers = (
+    int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+)
+limits = dataclasses.replace(
+    Limits(), max_sessions=n + 8, per_address=n + 8, max_connections=2 * n + 16,
+    startups_per_address=n + 8, startups=Startups(n + 8, 30, 2 * n + 16),
+    # N players, as from N machines: their address's share of the host's time is N shares
+    address_work_rate=n * Limits().work_rate, session_burst=n + 8,
+)
+options = HostOptions(
+    port=port, host_key=key, open=True, limits=limits,
+    store=None if store == "memory" else store,
+)
+if workers > 1:
+    sys.exit(serve_workers(options, workers))
+log_to_stderr()
+asyncio.run(run_host(options))
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Player(asyncssh.SSHClientSession):
+    """One seated player: answers each call as it is asked, at most a key a second."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.arrived = asyncio.Event()
+        self.waiting_since: float | None = None
+        self.times: list[tuple[float, float]] = []
+        """(when the key was sent, keystroke -> first output after it)."""
+        self.games = 0
+
+    def data_received(self, data: bytes, datatype: object) -> None:
+        self.data.extend(data)
+        if self.waiting_since is not None:
+            now = time.perf_counter()
+            self.times.append((self.waiting_since, now - self.waiting_since))
+            self.waiting_since = None
+        self.arrived.set()
+
+    async def wait_for(self, words: tuple[bytes, ...], since: int, timeout: float) -> bytes:
+        """The first of `words` drawn after `since` (searched in place, each byte about
+        once: the clients share the machine with the host, so their work is kept small)."""
+        deadline = time.perf_counter() + timeout
+        start = since
+        while True:
+            places = {w: self.data.find(w, start) for w in words}
+            found = [w for w, at in places.items() if at >= 0]
+            if found:
+                return min(found, key=places.__getitem__)
+            start = max(since, len(self.data) - max(len(w) for w in words))
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError(f"none of {words!r} arrived")
+            self.arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.arrived.wait(), min(left, 1.0))
+
+
+@dataclass
+class Seat:
+    name: str
+    conn: asyncssh.SSHClientConnection
+    chan: asyncssh.SSHClientChannel
+    player: Player
+    task: asyncio.Task[None] | None = None
+    failed: list[str] = field(default_factory=list)
+
+
+async def seat(port: int, number: int) -> Seat:
+    """A session logged in with a key of its own (so each is a player of its own)."""
+    name = f"p{number}"
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username=name,
+        client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+        known_hosts=None,
+        agent_path=None,
+        connect_timeout=60,
+    )
+    chan, player = await conn.create_session(
+        Player, term_type="xterm-256color", term_size=(80, 24), encoding=None
+    )
+    await player.wait_for((b"shared tables",), 0, 60)
+    return Seat(name, conn, chan, player)
+
+
+async def set_a_table(s: Seat) -> None:
+    """From the lobby: a new Val-Des table, set as offered, started at once."""
+    for key, words in ((b"d", b"set the table"), (b"\x13", b"Press s to start")):
+        mark = len(s.player.data)
+        s.chan.write(key)
+        await s.player.wait_for((words,), mark, 60)
+        await asyncio.sleep(0.2)
+    s.chan.write(b"s")
+
+
+async def play(s: Seat) -> None:
+    """Seated, answering each call as soon as it is asked (a key a second at most); the
+    next game at the same table when one is over."""
+    offer = b", call Val or Des"  # after the name, drawn apart; the one person is asked
+    over = b"is over"
+    mark = len(s.player.data)
+    await set_a_table(s)
+    last = 0.0
+    while True:
+        found = await s.player.wait_for((offer, over), mark, 120)
+        if found == over:  # n plays on at the same table (from the result shown too)
+            s.player.games += 1
+            await asyncio.sleep(0.5)
+            mark = len(s.player.data)
+            s.chan.write(b"n")
+            continue
+        await asyncio.sleep(max(0.0, last + 1.0 - time.perf_counter()))
+        mark = len(s.player.data)
+        last = time.perf_counter()
+        s.player.waiting_since = last
+        s.chan.write(b"1")
+
+
+async def keep_playing(s: Seat) -> None:
+    try:
+        await play(s)
+    except (TimeoutError, asyncssh.Error, OSError) as err:
+        s.failed.append(str(err) or type(err).__name__)
+
+
+async def asked_once(seats: list[Seat], timeout: float) -> None:
+    """Until each of `seats` has answered a call (its table set, started, the antes and
+    the AIs before it played), or failed, or `timeout` has passed."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        if all(s.player.times or s.failed for s in seats):
+            return
+        await asyncio.sleep(0.25)
+
+
+@dataclass
+class Step:
+    sessions: int
+    keys: int
+    median: float
+    p95: float
+    worst: float
+    host_cpu: float
+    client_cpu: float
+    failed: int
+    games: int
+
+    @property
+    def held(self) -> bool:
+        return self.keys > 0 and self.p95 <= P95_GOAL and not self.failed
+
+
+class Redis:
+    """A redis-server of the benchmark's own on 127.0.0.1."""
+
+    def __init__(self, folder: Path) -> None:
+        server = shutil.which("redis-server")
+        if server is None:
+            raise SystemExit("bench: redis-server is not installed")
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [server, "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(folder),
+             "--save", "", "--appendonly", "yes", "--appendfsync", "everysec"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            time.sleep(0.05)
+        raise SystemExit("bench: redis-server did not start")
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+class HostTree:
+    """The host under test: one process, or a parent and its workers."""
+
+    def __init__(self, most: int, key: Path, store: str, workers: int) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", HOST, str(most), str(self.port), str(key), store,
+             str(workers)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )  # fmt: skip
+        assert self.process.stdout is not None
+        said = ""
+        deadline = time.monotonic() + 120
+        while "fingerprint" not in said:
+            line = self.process.stdout.readline()
+            if not line or time.monotonic() > deadline:
+                raise SystemExit(f"bench: the host did not start: {said}")
+            said += line
+        found = re.search(r"pids ([\d, ]+)", said)
+        self.pids = [self.process.pid]
+        if found:
+            self.pids += [int(pid) for pid in found.group(1).split(", ")]
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(pid) for pid in self.pids)
+
+    def stop(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
+async def record_times(url: str, tables: int = 40) -> list[float]:
+    """What Redis adds to each decision: `Journal.record` (the versioned append, one
+    round trip), timed decision by decision as bench_store.py does, an AI's dice in each
+    entry; the in-memory store records nothing."""
+    store = RedisStore.from_url(url)
+    try:
+        return await bench_store.measure(store, tables, True)
+    finally:
+        await store.close()
+
+
+async def configuration(
+    store: str,
+    workers: int,
+    counts: list[int],
+    seconds: float,
+    key: Path,
+    until: float,
+    costs: list[float],
+) -> list[Step]:
+    """Step the sessions up on one fresh host until the p95 goal is missed."""
+    steps: list[Step] = []
+    with tempfile.TemporaryDirectory() as folder:
+        redis = Redis(Path(folder)) if store == "redis" else None
+        if redis is not None and not costs:
+            costs += await record_times(redis.url)
+        host = HostTree(max(counts), key, redis.url if redis else "memory", workers)
+        seats: list[Seat] = []
+        try:
+            for n in counts:
+                if time.monotonic() > until:
+                    print(f"  {n:>4} sessions: skipped (the run's --budget is spent)", flush=True)
+                    break
+                new = await asyncio.gather(
+                    *(seat(host.port, i) for i in range(len(seats), n)), return_exceptions=True
+                )
+                joined = [s for s in new if isinstance(s, Seat)]
+                for s in joined:
+                    s.task = asyncio.create_task(keep_playing(s))
+                seats += joined
+                await asked_once(joined, 60)  # the new ones seated and playing
+                start, cpu, own = time.perf_counter(), host.cpu(), time.process_time()
+                await asyncio.sleep(seconds)
+                end = time.perf_counter()
+                cpu = (host.cpu() - cpu) / (end - start)
+                own = (time.process_time() - own) / (end - start)
+                times = [t for s in seats for sent, t in s.player.times if start <= sent < end]
+                failed = len(new) - len(joined) + sum(1 for s in seats if s.failed)
+                step = Step(
+                    sessions=n,
+                    keys=len(times),
+                    median=statistics.median(times) if times else float("nan"),
+                    p95=pct(times, 0.95) if times else float("nan"),
+                    worst=max(times) if times else float("nan"),
+                    host_cpu=cpu,
+                    client_cpu=own,
+                    failed=failed,
+                    games=sum(s.player.games for s in seats),
+                )
+                steps.append(step)
+                print(
+                    f"  {n:>4} sessions: {step.keys:>5} keys, median {step.median * 1000:6.1f} ms, "
+                    f"p95 {step.p95 * 1000:6.1f} ms, max {step.worst * 1000:5.0f} ms, "
+                    f"CPU host {step.host_cpu:4.2f} clients {step.client_cpu:4.2f}, "
+                    f"{step.games} games over so far, "
+                    f"{step.failed} sessions failed {'' if step.held else '<- over the goal'}",
+                    flush=True,
+                )
+                for s in seats:
+                    if s.failed:
+                        print(f"        {s.name}: {s.failed[0]}", flush=True)
+                        break
+                if not step.held:
+                    break
+        finally:
+            for s in seats:
+                if s.task is not None:
+                    s.task.cancel()
+                s.conn.close()
+            host.stop()
+            if redis is not None:
+                redis.stop()
+    return steps
+
+
+async def run(stores: list[str], workers: list[int], counts: list[int], seconds: float,
+              budget: float) -> None:  # fmt: skip
+    results: dict[str, list[Step]] = {}
+    costs: list[float] = []
+    plan = [
+        (store, count) for store in stores for count in workers if count == 1 or store == "redis"
+    ]  # workers share their tables through Redis only
+    end = time.monotonic() + budget
+    with tempfile.TemporaryDirectory() as folder:
+        key = Path(folder) / "host_key"
+        for done, (store, count) in enumerate(plan):
+            name = f"{store} x{count}"
+            until = time.monotonic() + (end - time.monotonic()) / (len(plan) - done)
+            print(f"{name}: sessions stepped up {counts}, {seconds:g} s timed each", flush=True)
+            results[name] = await configuration(store, count, counts, seconds, key, until, costs)
+    print()
+    print(f"Most seated, playing sessions with keystroke -> frame p95 <= {P95_GOAL * 1000:.0f} ms")
+    for name, steps in results.items():
+        held = [s for s in steps if s.held]
+        most = held[-1].sessions if held else 0
+        cap = " (every step held: the most tried)" if steps and steps[-1].held else ""
+        print(f"  {name:<10} {most:>4}{cap}")
+    one, two = results.get("redis x1"), results.get("redis x2")
+    if one and two:
+        a = max([s.sessions for s in one if s.held], default=0)
+        b = max([s.sessions for s in two if s.held], default=0)
+        if a:
+            print(f"  2 processes / 1 process (Redis): {b / a:.2f}x")
+    if costs:
+        print(
+            f"Redis adds to each decision (Journal.record, {len(costs)} decisions, before any "
+            f"session): p50 {bench_store.at(costs, 0.5):.3f} ms, "
+            f"p95 {bench_store.at(costs, 0.95):.3f} ms, max {costs[-1] * 1000:.3f} ms"
+        )
+    memory, redis = results.get("memory x1"), results.get("redis x1")
+    if memory and redis and memory[0].keys and redis[0].keys:
+        print(
+            f"Keystroke -> frame median at the first step: {redis[0].median * 1000:.1f} ms "
+            f"with Redis, {memory[0].median * 1000:.1f} ms in memory (a difference within "
+            "this noise says nothing of Redis's cost)"
+        )
+
+
+def wanted(argv: list[str]) -> bool:
+    """Whether bench_ssh.py's arguments ask for this load."""
+    return any(arg.split("=")[0] in ("--playing", "--store", "--workers") for arg in argv)
+
+
+def main(argv: list[str]) -> None:
+    """`bench_ssh.py --playing` (or --store/--workers): each configuration asked for."""
+    parser = argparse.ArgumentParser(prog="bench_ssh.py --playing", description=__doc__)
+    parser.add_argument("--playing", action="store_true")
+    parser.add_argument("--store", default="memory,redis", help="memory, redis or both")
+    parser.add_argument("--workers", default="1,2", help="host processes: 1, 2 or 1,2")
+    parser.add_argument("--sessions", default="8,12,16,24,32,48,64")
+    parser.add_argument("--seconds", type=float, default=15.0, help="timed at each step")
+    parser.add_argument("--budget", type=float, default=270.0, help="seconds for the run")
+    args = parser.parse_args(argv)
+    stores = args.store.split(",")
+    workers = [int(w) for w in args.workers.split(",")]
+    counts = [int(n) for n in args.sessions.split(",")]
+    if max(counts) > LOBBY_TABLES:
+        parser.error(f"at most {LOBBY_TABLES} sessions (a table each)")
+    # the host's preferences its own, as they start (dice animation at normal speed)
+    os.environ.setdefault("CANTINA_CONFIG_DIR", tempfile.mkdtemp())
+    random.seed(1)
+    asyncio.run(run(stores, workers, counts, args.seconds, args.budget))

@@ -1,0 +1,286 @@
+"""`cantina serve --workers 2` as a real process tree, with a real Redis and real SSH
+clients on 127.0.0.1: connections to its one port land on both workers, every one sees
+the one host key, a worker killed with -9 leaves the other serving (and is started
+again), and SIGTERM or Ctrl-C stops every worker."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncssh
+import pytest
+import test_ssh
+from redis_server import free_port, needs_redis, redis_server  # noqa: F401
+from ssh_clients import OpenSSH
+from test_ssh import Keys, needs_openssh
+
+from cantina.ssh.keys import fingerprint, load_or_create_host_key
+
+pytestmark = [needs_openssh, needs_redis]
+
+keys = test_ssh.keys
+own_config = test_ssh.own_config
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGIN = re.compile(r"cantina\[(\d+)\]: login 127\.0\.0\.1 \S+ as '(\w+)'")
+
+
+class Workers:
+    """`cantina serve --workers N --store URL` in a session of its own (so a Ctrl-C can
+    be sent to its process group, as a terminal does); its log read as it comes."""
+
+    def __init__(self, process: asyncio.subprocess.Process, said: str) -> None:
+        self.process = process
+        self.said = said
+        self.log = ""
+        self.changed = asyncio.Event()
+        self.reader = asyncio.create_task(self.read())
+        found = re.search(r"with (\d+) workers \(pids ([\d, ]+)\)", said)
+        assert found, said
+        self.pids = [int(pid) for pid in found.group(2).split(", ")]
+        assert len(self.pids) == int(found.group(1))
+
+    @classmethod
+    async def start(cls, keys: Keys, port: int, url: str, count: int = 2) -> Workers:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "cantina",
+            "serve",
+            "--port",
+            str(port),
+            "--host-key",
+            str(keys.host_key),
+            "--authorized-keys",
+            str(keys.authorized),
+            "--store",
+            url,
+            "--workers",
+            str(count),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            start_new_session=True,
+        )
+        said = ""
+        assert process.stdout is not None
+        while "taken up" not in said:
+            line = await asyncio.wait_for(process.stdout.readline(), 60)
+            assert line, f"the host ended as it started: {said}"
+            said += line.decode()
+        return cls(process, said)
+
+    async def read(self) -> None:
+        assert self.process.stderr is not None
+        while line := await self.process.stderr.readline():
+            self.log += line.decode()
+            self.changed.set()
+
+    async def expect(self, pattern: str, timeout: float = 30) -> re.Match[str]:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not (found := re.search(pattern, self.log)):
+            left = deadline - asyncio.get_running_loop().time()
+            assert left > 0, f"{pattern!r} never logged: {self.log[-1500:]}"
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+        return found
+
+    def logins(self) -> dict[str, int]:
+        """Each user logged in so far: the pid of the worker that took them."""
+        return {user: int(pid) for pid, user in LOGIN.findall(self.log)}
+
+    async def stop(self) -> None:
+        if self.process.returncode is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            await self.process.wait()
+        self.reader.cancel()
+
+
+def alive(pid: int) -> bool:
+    """Whether a process is there and not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+async def connect(keys: Keys, port: int, user: str) -> tuple[asyncssh.SSHClientConnection, str]:
+    """An asyncssh client logged in as `user`; the fingerprint of the host key it was shown."""
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username=user,
+        client_keys=[str(keys.player)],
+        known_hosts=None,
+        agent_path=None,
+        connect_timeout=20,
+    )
+    key = conn.get_server_host_key()
+    assert key is not None
+    return conn, fingerprint(key)
+
+
+@pytest.fixture
+async def workers(keys: Keys, redis_server):  # noqa: F811
+    host = await Workers.start(keys, free_port(), redis_server.url)
+    yield host
+    await host.stop()
+
+
+def port_of(host: Workers) -> int:
+    found = re.search(r"port (\d+)", host.said)
+    assert found
+    return int(found.group(1))
+
+
+async def test_connections_to_one_port_land_on_both_workers_with_one_host_key(
+    keys: Keys, workers: Workers
+):
+    port = port_of(workers)
+    host_key = fingerprint(load_or_create_host_key(keys.host_key))
+    assert f"host key fingerprint {host_key}" in workers.said
+    assert re.search(r"\d+ sessions, .* \(each worker's\)", workers.said), workers.said
+    assert all(alive(pid) for pid in workers.pids)
+    links = [await connect(keys, port, f"p{i}") for i in range(16)]
+    try:
+        assert {shown for _, shown in links} == {host_key}
+        await workers.expect("as 'p15'")
+        took = workers.logins()
+        assert set(took) == {f"p{i}" for i in range(16)}
+        # the kernel spreads connections by their source port: all 16 on one worker of two
+        # would happen once in 2^15 runs
+        assert set(took.values()) == set(workers.pids)
+    finally:
+        for conn, _ in links:
+            conn.close()
+
+    # a real OpenSSH client gets the lobby, whichever worker it lands on
+    ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
+    try:
+        await ssh.expect("shared tables", timeout=30)
+    finally:
+        ssh.kill()
+
+
+async def test_a_worker_killed_with_minus_9_leaves_the_other_serving_and_is_started_again(
+    keys: Keys, workers: Workers
+):
+    port = port_of(workers)
+    dead, other = workers.pids
+    os.kill(dead, signal.SIGKILL)
+    await workers.expect(
+        rf"worker \d \(pid {dead}\) ended after \d+ s: killed by SIGKILL; starting another"
+    )
+    before = workers.log
+    # the other goes on serving: nobody is turned away while the dead one is replaced
+    links = [await connect(keys, port, f"q{i}") for i in range(8)]
+    for conn, _ in links:
+        conn.close()
+    ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
+    try:
+        await ssh.expect("shared tables", timeout=30)
+    finally:
+        ssh.kill()
+    assert alive(other)
+    found = await workers.expect(r"worker \d \(pid (\d+)\) listening")
+    new = int(found.group(1))
+    assert new not in (dead, other) and alive(new)
+    assert workers.log.startswith(before)
+    # and the new one takes connections too
+    links = [await connect(keys, port, f"r{i}") for i in range(16)]
+    for conn, _ in links:
+        conn.close()
+    await workers.expect("as 'r15'")
+    assert new in {pid for user, pid in workers.logins().items() if user.startswith("r")}
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "Ctrl-C"])
+async def test_sigterm_or_ctrl_c_stops_every_worker(keys: Keys, workers: Workers, how: str):
+    port = port_of(workers)
+    ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
+    try:
+        await ssh.expect("shared tables", timeout=30)
+        if how == "SIGTERM":
+            workers.process.send_signal(signal.SIGTERM)
+        else:  # a terminal's Ctrl-C reaches the whole foreground process group
+            os.killpg(workers.process.pid, signal.SIGINT)
+        assert await asyncio.wait_for(workers.process.wait(), 20) == 0
+        await asyncio.wait_for(ssh.process.wait(), 10)  # its session was ended
+    finally:
+        ssh.kill()
+    assert not any(alive(pid) for pid in workers.pids)
+    assert "Traceback" not in workers.log
+    with pytest.raises(OSError):
+        await connect(keys, port, "late")
+
+
+def test_workers_without_redis_are_refused_with_status_2(keys: Keys):
+    """Workers share the lobby and the tables through Redis: in-process tables would be
+    one worker's alone, so a player could not find a table set on another."""
+    done = subprocess.run(
+        [sys.executable, "-m", "cantina", "serve", "--open", "--port", "0", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("cantina: --workers 2 needs --store redis://HOST:PORT/DB")
+    assert len(done.stderr.splitlines()) == 1 and done.stdout == ""
+
+
+async def test_workers_end_with_their_parent_even_when_it_is_killed_with_minus_9(
+    keys: Keys, workers: Workers
+):
+    """Workers left behind would go on taking a share of the port, unsupervised."""
+    workers.process.kill()
+    await workers.process.wait()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while any(alive(pid) for pid in workers.pids):
+        assert loop.time() < deadline, "a worker outlived its parent"
+        await asyncio.sleep(0.1)
+
+
+async def test_a_second_serve_with_workers_on_a_port_in_use_is_refused(
+    keys: Keys,
+    workers: Workers,
+    redis_server,  # noqa: F811
+):
+    """SO_REUSEPORT would let it share the port silently with the first one's workers."""
+    port = port_of(workers)
+    done = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "cantina",
+        "serve",
+        "--open",
+        "--port",
+        str(port),
+        "--host-key",
+        str(keys.host_key),
+        "--store",
+        redis_server.url,
+        "--workers",
+        "2",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    out, err = await asyncio.wait_for(done.communicate(), 60)
+    assert done.returncode == 1
+    assert err.decode().splitlines() == [
+        f"cantina: --port {port} on 127.0.0.1: Address already in use"
+    ], err
+    assert out == b""
