@@ -12,12 +12,27 @@ their screen, that puts a new connection back in that seat (`Lobby.rejoin`).
 With a durable store (`cantina.store`, `--store redis://…`) the lobby keeps each table's
 setup and seats there as they change, its dealer records every decision there, and a host
 that starts again reads the open tables back (`Lobby.restore`), each rebuilt from its
-seed and its decisions. Who is connected, presence and the chat stay in the host.
+seed and its decisions. Who is connected and the chat stay in the host.
+
+With a Redis store the lobby is shared by every host using it (`cantina serve --store
+redis://…` on any number of processes or machines). Each host follows the lobby's stream
+of changes (a Redis stream, not pub/sub: a host that lost its connection for a moment
+reads on from the last change it saw, and misses none) and the log stream of every
+started table, in one blocking read (`_follow`): a table opened, joined, started or
+closed on one host shows on the others at once, and each decision recorded at a table
+is applied by every host's dealer as it arrives. A seat is claimed by one script in
+Redis (`RedisStore.seat`): two hosts cannot give it to two people; a host that loses the
+race takes the table as Redis has it. Each second (`_beat`) a host says who follows each
+table from it (so a player at a table through another host is not away, and the table
+is not swept as empty) and takes or keeps the lease on the AI seats of the started
+tables: the host holding it plays them, and the stand-in; when it dies, its lease lapses
+and another host takes over.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import secrets
@@ -33,14 +48,16 @@ from cantina.dealer import Dealer, Pace, Place, apply_entry
 from cantina.games.table import IllegalAction
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
-from cantina.store.memory import InProcessStore, Journal, TableStore
+from cantina.store.memory import InProcessStore, Journal, StoreAway, TableStore
 from cantina.store.records import (
     SeatedRecord,
     StoredTable,
     TableRecord,
     decode_setup,
     encode_setup,
+    new_id,
 )
+from cantina.store.redis_store import RedisStore, Seating
 
 if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
@@ -69,6 +86,11 @@ TABLES_PER_PLAYER = 2
 EMPTY_AFTER = 60.0
 """Seconds a started table nobody follows (no player, no spectator) stays open."""
 AWAY_AFTER_LOOKS = 2
+FOLLOW_BLOCK_MS = 1000
+"""How long one blocking read of the streams waits before it looks again (well under the
+client's socket timeout)."""
+BEAT = 1.0
+"""Seconds between a host's beats: who follows its tables, its leases kept."""
 """Looks in a row (one a second) that find a player's table on none of their screens
 before they count as away: a moment between two screens is not leaving."""
 
@@ -216,6 +238,16 @@ class Lobby:
         """Wrong rejoin codes entered, by identity, while connected."""
         self.wrong_from: dict[str, tuple[float, int]] = {}
         """Wrong rejoin codes by address: since when, how many (for REJOIN_WINDOW)."""
+        self.shared: RedisStore | None = self.store if isinstance(self.store, RedisStore) else None
+        """The store every host shares the lobby through, if any (a Redis)."""
+        self.host_id = new_id()
+        """This host, for the leases it holds."""
+        self.elsewhere: dict[str, set[str]] = {}
+        """Who follows each table from any host (by the last beat), by code."""
+        self._tasks: list[asyncio.Task[None]] = []
+        self._claims: set[asyncio.Task[None]] = set()
+        self._lobby_id = "0-0"
+        self._beaten = asyncio.Event()
 
     # --- people ----------------------------------------------------------------------------
 
@@ -258,6 +290,10 @@ class Lobby:
     def here(self, identity: str) -> bool:
         return identity in self.connected
 
+    def _there(self, table: SharedTable, identity: str) -> bool:
+        """Whether this person follows the table from some host (by the last beat)."""
+        return identity in self.elsewhere.get(table.code, ())
+
     def check_presence(self) -> None:
         """Look at who is at each started table (the host does, every second): a player
         none of whose screens has followed it for two looks in a row is away, and the
@@ -271,7 +307,7 @@ class Lobby:
             if dealer is None:
                 continue
             for seat, player in table.seated.items():
-                if dealer.watching(player.identity):
+                if dealer.watching(player.identity) or self._there(table, player.identity):
                     table.absent.pop(seat, None)
                     dealer.set_back(seat)
                     continue
@@ -324,6 +360,7 @@ class Lobby:
         self._sit(table, table.human_seats[0], creator)
         self.tables[table.code] = table
         self._keep(table)
+        self._claim(table, table.human_seats[0], "sit", creator)
         return table
 
     def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
@@ -348,6 +385,7 @@ class Lobby:
         seat = table.free_seats[0]
         self._sit(table, seat, player)
         self._keep(table)
+        self._claim(table, seat, "sit", player)
         return seat
 
     def watch(self, table: SharedTable, player: Player) -> None:
@@ -403,6 +441,7 @@ class Lobby:
         if table.seat_of(player.identity) is not None:
             raise ValueError("you sit at that table already, in another seat")
         table.seated[seat] = Player(player.identity, before.name)
+        self._claim(table, seat, "reseat", table.seated[seat], before=before.identity)
         if table.dealer is not None:  # the old connection's screen acts for it no more
             table.dealer.owners[seat] = player.identity
         table.watchers.pop(player.identity, None)
@@ -421,6 +460,7 @@ class Lobby:
             return
         del table.seated[seat]
         table.rejoin.pop(seat, None)
+        self._claim(table, seat, "leave", player)
         if not table.seated or (
             table.campaign is not None and player.identity == table.creator.identity
         ):
@@ -441,9 +481,12 @@ class Lobby:
             if table.dealer is None:
                 if now < table.held_until:
                     continue
-                if not any(self.here(p.identity) for p in table.seated.values()):
+                if not any(
+                    self.here(p.identity) or self._there(table, p.identity)
+                    for p in table.seated.values()
+                ):
                     self.close(table)
-            elif table.dealer.followed:
+            elif table.dealer.followed or self.elsewhere.get(table.code):
                 table.empty_since = None
             elif table.empty_since is None:
                 table.empty_since = now
@@ -471,6 +514,10 @@ class Lobby:
             journal=Journal(self.store, table.code) if kept else None,
         )
         dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
+        if kept and self.shared is not None:
+            dealer.plays_ai = False  # until this host holds the table's lease (next beat)
+            self._share()
+            self._wake_beat()
         self._keep(table)
         if table.campaign is not None:
             table.campaign.on_error = lambda err: dealer.notice(
@@ -519,6 +566,9 @@ class Lobby:
     def close_all(self) -> None:
         """The host stops: every table ends here, and one kept in a durable store stays
         there, for the host to take up again when it starts."""
+        for task in self._tasks:
+            task.cancel()
+        self._tasks.clear()
         for table in list(self.tables.values()):
             self.close(table, keep=True)
 
@@ -543,6 +593,8 @@ class Lobby:
         codes of the tables restored."""
         if not self.store.durable:
             return []
+        if self.shared is not None:
+            self._lobby_id = await self.shared.lobby_id()
         held = asyncio.get_running_loop().time() + self.empty_after
         for stored in await self.store.load():
             try:
@@ -556,6 +608,7 @@ class Lobby:
             self.tables[table.code] = table
             if table.dealer is not None:
                 table.dealer.start()
+        self._share()
         return list(self.tables)
 
     def _rebuilt(self, stored: StoredTable) -> SharedTable:
@@ -577,7 +630,162 @@ class Lobby:
         )
         dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
         dealer.caught_up()
+        if self.shared is not None:
+            dealer.plays_ai = False  # until this host holds the table's lease
         return table
+
+    # --- many hosts ------------------------------------------------------------------------
+
+    def _claim(
+        self, table: SharedTable, seat: int, mode: str, player: Player, before: str = ""
+    ) -> None:
+        """Claim (or free, or pass on) a seat in the shared store, for every host: if
+        another host gave it to someone first, this host takes the table as Redis has it."""
+        if self.shared is None or table.campaign is not None:
+            return
+        who = Seating(player.identity, player.name, table.rejoin.get(seat, ""))
+        shared = self.shared
+
+        async def claim() -> None:
+            for _ in range(20):
+                try:
+                    done = await shared.seat(table.code, seat, mode, who, before)
+                    break
+                except StoreAway:
+                    await asyncio.sleep(0.5)
+            else:
+                return
+            if not done:
+                log.info("seat %d of table %s went to someone else", seat, table.code)
+                await self._refresh(table.code)
+
+        task = asyncio.get_running_loop().create_task(claim())
+        self._claims.add(task)
+        task.add_done_callback(self._claims.discard)
+
+    def _share(self) -> None:
+        """Follow the shared lobby and beat, from now on (a lobby on a Redis store)."""
+        if self.shared is not None and not self._tasks:
+            loop = asyncio.get_running_loop()
+            self._tasks = [
+                loop.create_task(self._follow(self.shared), name="lobby-follow"),
+                loop.create_task(self._beat(self.shared), name="lobby-beat"),
+            ]
+
+    def _wake_beat(self) -> None:
+        self._beaten.set()
+
+    async def _follow(self, shared: RedisStore) -> None:
+        """Follow the lobby's changes and the logs of the started tables, in one blocking
+        read: a changed table is read again, a logged decision applied by its dealer."""
+        away = False
+        while True:
+            logs = {
+                code: table.dealer.journal.version
+                for code, table in self.tables.items()
+                if table.dealer is not None and table.dealer.journal is not None
+            }
+            try:
+                if away:  # back after a gap: read every table again
+                    away = False
+                    for code in (await shared.codes()) | set(self.tables):
+                        await self._refresh(code)
+                changes = await shared.follow(self._lobby_id, logs, FOLLOW_BLOCK_MS)
+                self._lobby_id = changes.lobby_id
+                for code in sorted(changes.tables):
+                    await self._refresh(code)
+                for code, items in changes.logs.items():
+                    table = self.tables.get(code)
+                    if table is not None and table.dealer is not None:
+                        await table.dealer.absorb(items)
+            except StoreAway:
+                away = True
+                await asyncio.sleep(0.5)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # one bad table must not stop this host following the rest
+                log.exception("following the shared lobby failed")
+                await asyncio.sleep(0.5)
+
+    async def _refresh(self, code: str) -> None:
+        """Take a table as the shared store has it now: new here, changed (seats, its
+        creator, started), or gone (closed by another host) (StoreAway)."""
+        assert self.shared is not None
+        table = self.tables.get(code)
+        if table is not None and table.campaign is not None:
+            return  # a campaign's table is its host's alone
+        stored = await self.shared.table(code, entries=False)
+        if stored is None:
+            if table is not None:
+                self.close(table, keep=True)  # the store has forgotten it already
+            return
+        record = stored.record
+        if table is None:
+            if len(self.tables) >= MAX_TABLES:
+                return
+            entries = await self.shared.entries(code) if record.started else []
+            try:
+                table = self._rebuilt(StoredTable(record, entries))
+            except (ValueError, IllegalAction) as err:
+                log.warning("table %s cannot be rebuilt from the store: %s", code, err)
+                return
+            if code in self.tables:  # made here meanwhile
+                return
+            self.tables[code] = table
+            if table.dealer is not None:
+                table.dealer.start()
+            return
+        table.creator = Player(record.creator.identity, record.creator.name)
+        table.seated = {seat: Player(p.identity, p.name) for seat, p in record.seated.items()}
+        table.rejoin = dict(record.rejoin)
+        if table.dealer is not None:
+            table.dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
+            return
+        if record.started:
+            entries = await self.shared.entries(code)
+            if table.dealer is not None or self.tables.get(code) is not table:
+                return
+            table.setup = decode_setup(record.setup)
+            live = LiveTable(table.setup)
+            journal = Journal(self.store, code)
+            dealer = Dealer(live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in)
+            dealer.journal = journal
+            dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
+            dealer.plays_ai = False
+            for entry in entries:  # begun a moment ago: shown from its start here
+                apply_entry(live, entry)
+                journal.version += 1
+            table.dealer = dealer
+            dealer.start()
+
+    async def _beat(self, shared: RedisStore) -> None:
+        """Each second: say who follows each table from this host, learn who does from
+        any, and take or keep the lease on the AI seats of the started tables."""
+        while True:
+            self._beaten.clear()
+            here: dict[str, set[str]] = {}
+            for code, table in self.tables.items():
+                if table.dealer is not None:
+                    here[code] = table.dealer.present()
+                else:
+                    seated = {p.identity for p in table.seated.values()}
+                    here[code] = {who for who in seated if self.here(who)}
+                    here[code] |= set(table.watchers)
+            leases = [
+                code
+                for code, table in self.tables.items()
+                if table.dealer is not None and table.dealer.journal is not None
+            ]
+            try:
+                self.elsewhere, held = await shared.beat(self.host_id, here, leases)
+            except StoreAway:
+                held = set()
+            for code in leases:
+                dealer = self.tables[code].dealer if code in self.tables else None
+                if dealer is not None:
+                    dealer.set_plays_ai(code in held)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._beaten.wait(), BEAT)
 
     def _new_code(self) -> str:
         while True:

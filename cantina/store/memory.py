@@ -14,6 +14,7 @@ lets the tests run the recording path without a Redis.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Protocol
 
@@ -133,13 +134,21 @@ class Journal:
         self.code = code
         self.version = version
         """How many entries of the table's log this host has applied."""
+        self.lock = asyncio.Lock()
+        """Held while the version moves: a decision recorded here, or decisions another
+        host recorded, read from the table's stream (`Dealer.absorb`)."""
 
     async def record(self, entry: Entry) -> tuple[list[Entry], bool]:
         """Append `entry` under this host's version: the entries to apply now, in order
         (the log's since this host's version: just `entry` when it was accepted, else
         what other appliers recorded first), and whether `entry` is among them. A call
         whose answer was lost (StoreAway) may be made again with the same entry: it is
-        found in the log then, and applied once. The caller applies the entries at once."""
+        found in the log then, and applied once. The caller applies the entries at once
+        (with no await between: no other applier comes between)."""
+        async with self.lock:
+            return await self._record(entry)
+
+    async def _record(self, entry: Entry) -> tuple[list[Entry], bool]:
         if await self.store.append(self.code, self.version, entry):
             self.version += 1
             return [entry], True
