@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import os
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -91,6 +92,9 @@ FOLLOW_BLOCK_MS = 1000
 client's socket timeout)."""
 BEAT = 1.0
 """Seconds between a host's beats: who follows its tables, its leases kept."""
+HELD_NEW = 5.0
+"""Seconds a table another host opened is not swept here as left by its people: the
+other host says who follows it at its next beat."""
 """Looks in a row (one a second) that find a player's table on none of their screens
 before they count as away: a moment between two screens is not leaving."""
 
@@ -240,8 +244,8 @@ class Lobby:
         """Wrong rejoin codes by address: since when, how many (for REJOIN_WINDOW)."""
         self.shared: RedisStore | None = self.store if isinstance(self.store, RedisStore) else None
         """The store every host shares the lobby through, if any (a Redis)."""
-        self.host_id = new_id()
-        """This host, for the leases it holds."""
+        self.host_id = f"{os.getpid()}-{new_id()}"
+        """This host, for the leases it holds (its process first, for whoever looks)."""
         self.elsewhere: dict[str, set[str]] = {}
         """Who follows each table from any host (by the last beat), by code."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -290,6 +294,11 @@ class Lobby:
     def here(self, identity: str) -> bool:
         return identity in self.connected
 
+    def _seen(self, table: SharedTable) -> bool:
+        """Whether this host knows who follows the table from every host (a shared lobby
+        learns it at its next beat): until then nobody there is away, nor the table left."""
+        return self.shared is None or table.code in self.elsewhere
+
     def _there(self, table: SharedTable, identity: str) -> bool:
         """Whether this person follows the table from some host (by the last beat)."""
         return identity in self.elsewhere.get(table.code, ())
@@ -304,7 +313,7 @@ class Lobby:
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
             dealer = table.dealer
-            if dealer is None:
+            if dealer is None or not self._seen(table):
                 continue
             for seat, player in table.seated.items():
                 if dealer.watching(player.identity) or self._there(table, player.identity):
@@ -361,6 +370,7 @@ class Lobby:
         self.tables[table.code] = table
         self._keep(table)
         self._claim(table, table.human_seats[0], "sit", creator)
+        self._wake_beat()
         return table
 
     def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
@@ -478,6 +488,8 @@ class Lobby:
         wait = self.empty_after if empty_after is None else empty_after
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
+            if not self._seen(table):
+                continue
             if table.dealer is None:
                 if now < table.held_until:
                     continue
@@ -714,6 +726,8 @@ class Lobby:
         table = self.tables.get(code)
         if table is not None and table.campaign is not None:
             return  # a campaign's table is its host's alone
+        if self.shared.pending(code):
+            return  # this host's own record is on its way: read it when it has landed
         stored = await self.shared.table(code, entries=False)
         if stored is None:
             if table is not None:
@@ -731,6 +745,7 @@ class Lobby:
                 return
             if code in self.tables:  # made here meanwhile
                 return
+            table.held_until = asyncio.get_running_loop().time() + HELD_NEW
             self.tables[code] = table
             if table.dealer is not None:
                 table.dealer.start()

@@ -9,17 +9,26 @@ import asyncio
 import random
 from collections.abc import Callable
 
-from redis_server import needs_redis, redis_server  # noqa: F401
+import test_ssh
+from redis_server import free_port, needs_redis, redis_server  # noqa: F401
+from ssh_clients import OpenSSH, plain
+from test_ssh import Keys, needs_openssh, set_a_shared_table, take_turns
+from test_store_ssh import next_offer, replayed, serve
 
 from cantina.dealer import ASKING, OVER, Pace
 from cantina.games.valdes import ValDesSettings
+from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.seating import Seat, TableSetup
+from cantina.store.records import Entry, decode_record
 from cantina.store.redis_store import RedisStore
 
 pytestmark = needs_redis
 
 FAST = Pace(beat=0, roll=0)
+
+keys = test_ssh.keys
+own_config = test_ssh.own_config
 
 
 def four_seats(seed: int = 9) -> TableSetup:
@@ -181,3 +190,168 @@ async def test_the_ai_seats_go_on_on_another_host_when_the_lease_holder_stops(
 
 def seat_people(table: SharedTable) -> dict[int, str]:
     return {seat: p.identity for seat, p in table.seated.items()}
+
+
+# --- real hosts, real SSH clients ------------------------------------------------------------
+
+
+async def play_to_the_end(players: dict[str, OpenSSH], limit: int = 300) -> int:
+    """Whoever is offered a call answers it (key 1) until the game's result is on a
+    player's screen; how many calls were answered."""
+    marks = {name: ssh.mark() for name, ssh in players.items()}
+    for answered in range(limit):
+        waits = {
+            asyncio.create_task(ssh.expect(f"{name}, call Val or Des", 60, marks[name])): name
+            for name, ssh in players.items()
+        }
+        ended = {
+            asyncio.create_task(ssh.expect("Leave the table", 60, marks[name])): name
+            for name, ssh in players.items()
+        }
+        done, pending = await asyncio.wait(
+            [*waits, *ended], timeout=60, return_when="FIRST_COMPLETED"
+        )
+        for task in pending:
+            task.cancel()
+        assert done, "nobody was offered a call, and the game did not end"
+        first = done.pop()
+        first.result()
+        if first in ended:
+            return answered
+        name = waits[first]
+        marks[name] = players[name].mark()
+        players[name].send("1")
+    raise AssertionError(f"still playing after {limit} calls")
+
+
+async def lease_holder(store: RedisStore, code: str) -> int:
+    """The process whose host holds the table's lease on its AI seats."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15
+    while (holder := await store.client.get(store.lease_key(code))) is None:
+        assert loop.time() < deadline, "no host took the table's AI seats"
+        await asyncio.sleep(0.1)
+    return int(bytes(holder).split(b"-")[0])
+
+
+async def checked_log(store: RedisStore, code: str) -> tuple[LiveTable, list[Entry]]:
+    """The table's log as Redis has it, each decision once, replayed from its seed by a
+    single process (IllegalAction if one had been lost or applied twice)."""
+    entries = await store.entries(code)
+    assert len({e.id for e in entries}) == len(entries)
+    record = decode_record(await store.client.hget(store.table_key(code), "record"))
+    return replayed(bytes(record.setup), entries), entries
+
+
+@needs_openssh
+async def test_two_hosts_play_one_table_to_its_end_and_a_third_shows_it(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """alice on host A sets a table, bob on host B joins it by its code, they play to
+    the game's end, each seeing the other's calls; carol watches from host C."""
+    store = RedisStore.from_url(redis_server.url)
+    hosts: list[asyncio.subprocess.Process] = []
+    clients: list[OpenSSH] = []
+    try:
+        ports = [free_port() for _ in range(3)]
+        for port in ports:
+            hosts.append((await serve(keys, port, redis_server.url, "--open"))[0])
+        alice = await OpenSSH.start(keys.player, ports[0], "-tt", user="alice")
+        bob = await OpenSSH.start(keys.partner, ports[1], "-tt", user="bob")
+        carol = await OpenSSH.start(keys.stranger, ports[2], "-tt", user="carol")
+        clients += [alice, bob, carol]
+        code = await set_a_shared_table(alice, bob)
+        marks = {"alice": alice.mark(), "bob": bob.mark()}
+        await carol.expect(code)
+        await carol.expect("playing")
+        watching = carol.mark()
+        carol.send("w")
+        await carol.expect("Watching table", since=watching)
+
+        answered = await play_to_the_end({"alice": alice, "bob": bob})
+        assert answered >= 2
+        await alice.expect("bob calls", since=marks["alice"])  # each saw the other's calls
+        await bob.expect("alice calls", since=marks["bob"])
+        await carol.expect("alice calls", since=watching)
+        await carol.expect("bob calls", since=watching)
+        assert "carol, call" not in plain(bytes(carol.output[watching:]))
+        table, entries = await checked_log(store, code)
+        assert table.game.pending is None  # the log is a whole game, to its end
+        assert len(entries) > answered  # the AI seats played too
+    finally:
+        for client in clients:
+            client.kill()
+        for process in hosts:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        await store.close()
+
+
+@needs_openssh
+async def test_hosts_killed_mid_game_lose_no_decision_and_players_come_back_elsewhere(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """alice on host A, bob on host B, a third host C. The host holding the table's AI
+    lease is killed with -9 mid-game: another takes the lease and the AI seats play on;
+    a player whose host it was comes back through host C by their key and is asked the
+    same decision. Then a player's host not holding the lease is killed: the same. The
+    log in Redis holds every decision once, and a single process replays it."""
+    store = RedisStore.from_url(redis_server.url)
+    hosts: dict[int, asyncio.subprocess.Process] = {}
+    clients: list[OpenSSH] = []
+    player_keys = {"alice": keys.player, "bob": keys.partner}
+    try:
+        ports = [free_port() for _ in range(3)]
+        for port in ports:
+            hosts[port] = (await serve(keys, port, redis_server.url))[0]
+        alice = await OpenSSH.start(keys.player, ports[0], "-tt", user="alice")
+        bob = await OpenSSH.start(keys.partner, ports[1], "-tt", user="bob")
+        clients += [alice, bob]
+        code = await set_a_shared_table(alice, bob)
+        players = {"alice": alice, "bob": bob}
+        where = {"alice": ports[0], "bob": ports[1]}
+        await take_turns(players)
+        holder = await lease_holder(store, code)
+        ai_hosts = [port for port, process in hosts.items() if process.pid == holder]
+        assert len(ai_hosts) == 1
+
+        async def kill_host(port: int) -> None:
+            """kill -9 the host at `port`, at a moment a person is asked; whoever played
+            through it comes back through host C, by key, and is asked the same."""
+            offers = {name: ssh.mark() for name, ssh in players.items()}
+            asked = await next_offer(players, offers)
+            before = [e.id for e in await store.entries(code)]
+            hosts[port].kill()
+            await hosts[port].wait()
+            lost = [name for name, at in where.items() if at == port]
+            for name in lost:
+                players[name].kill()
+                players[name] = await OpenSSH.start(player_keys[name], ports[2], "-tt", user=name)
+                clients.append(players[name])
+                where[name] = ports[2]
+            await players[asked].expect(f"{asked}, call Val or Des", timeout=30)
+            assert [e.id for e in await store.entries(code)] == before
+            await take_turns(players, since={n: 0 if n in lost else offers[n] for n in players})
+            await take_turns(players)  # a round more: the AI seats play between
+            table, after = await checked_log(store, code)
+            assert [e.id for e in after[: len(before)]] == before
+            ai_seats = {i for i, seat in enumerate(table.setup.seats) if not seat.human}
+            assert any(e.seat in ai_seats for e in after[len(before) :])
+
+        await kill_host(ai_hosts[0])
+        assert await lease_holder(store, code) != holder  # another host took the AI seats
+        others = [port for port in where.values() if port != ports[2]]
+        if others:  # a player's host still up, the AI played elsewhere: kill it too
+            await kill_host(others[0])
+        assert set(where.values()) == {ports[2]} or ai_hosts[0] == ports[2]
+    finally:
+        for client in clients:
+            client.kill()
+        for process in hosts.values():
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        await store.close()

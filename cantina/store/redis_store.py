@@ -281,6 +281,10 @@ class RedisStore:
         self._waiting[record.code] = record
         self._wake_writer()
 
+    def pending(self, code: str) -> bool:
+        """Whether this host has a record of the table (or its closing) still to write."""
+        return code in self._waiting
+
     def drop(self, code: str) -> None:
         self._waiting[code] = None
         self._wake_writer()
