@@ -250,6 +250,8 @@ class Lobby:
         """Who follows each table from any host (by the last beat), by code."""
         self._tasks: list[asyncio.Task[None]] = []
         self._claims: set[asyncio.Task[None]] = set()
+        self._stale: set[str] = set()
+        """Tables to read again once this host's own record of them has been written."""
         self._lobby_id = "0-0"
         self._beaten = asyncio.Event()
 
@@ -368,7 +370,7 @@ class Lobby:
                 self.close(other)
         self._sit(table, table.human_seats[0], creator)
         self.tables[table.code] = table
-        self._keep(table)
+        self._keep(table, new=True)
         self._claim(table, table.human_seats[0], "sit", creator)
         self._wake_beat()
         return table
@@ -586,11 +588,11 @@ class Lobby:
 
     # --- the store -------------------------------------------------------------------------
 
-    def _keep(self, table: SharedTable) -> None:
+    def _keep(self, table: SharedTable, *, new: bool = False) -> None:
         """Keep the table's setup and seats in a durable store (a campaign's table is
         kept by its own save, after every decision, and not here)."""
         if self.store.durable and table.campaign is None:
-            self.store.save(record_of(table))
+            self.store.save(record_of(table), new=new)
 
     def _store_status(self, available: bool) -> None:
         """Tell every table kept in the store that it went away, or is back."""
@@ -629,7 +631,7 @@ class Lobby:
         creator = Player(record.creator.identity, record.creator.name)
         table = SharedTable(record.code, setup, creator, record.stand_in)
         table.chat = ChatRoom(self.chat_rates)
-        table.seated = {seat: Player(p.identity, p.name) for seat, p in record.seated.items()}
+        table.seated = seated_of(record, setup)
         table.rejoin = dict(record.rejoin)
         if not record.started:
             return table
@@ -704,7 +706,7 @@ class Lobby:
                         await self._refresh(code)
                 changes = await shared.follow(self._lobby_id, logs, FOLLOW_BLOCK_MS)
                 self._lobby_id = changes.lobby_id
-                for code in sorted(changes.tables):
+                for code in sorted(changes.tables | self._stale):
                     await self._refresh(code)
                 for code, items in changes.logs.items():
                     table = self.tables.get(code)
@@ -727,7 +729,9 @@ class Lobby:
         if table is not None and table.campaign is not None:
             return  # a campaign's table is its host's alone
         if self.shared.pending(code):
-            return  # this host's own record is on its way: read it when it has landed
+            self._stale.add(code)  # this host's own record is on its way: read it after
+            return
+        self._stale.discard(code)
         stored = await self.shared.table(code, entries=False)
         if stored is None:
             if table is not None:
@@ -750,8 +754,10 @@ class Lobby:
             if table.dealer is not None:
                 table.dealer.start()
             return
+        if record.started and table.dealer is None:
+            table.setup = decode_setup(record.setup)  # as played
         table.creator = Player(record.creator.identity, record.creator.name)
-        table.seated = {seat: Player(p.identity, p.name) for seat, p in record.seated.items()}
+        table.seated = seated_of(record, table.setup)
         table.rejoin = dict(record.rejoin)
         if table.dealer is not None:
             table.dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
@@ -760,7 +766,6 @@ class Lobby:
             entries = await self.shared.entries(code)
             if table.dealer is not None or self.tables.get(code) is not table:
                 return
-            table.setup = decode_setup(record.setup)
             live = LiveTable(table.setup)
             journal = Journal(self.store, code)
             dealer = Dealer(live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in)
@@ -814,6 +819,16 @@ class Lobby:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(REJOIN_LENGTH))
             if code not in taken:
                 return code
+
+
+def seated_of(record: TableRecord, setup: TableSetup) -> dict[int, Player]:
+    """Who sits where, by a record: at a started table, in the seats played by people
+    only (one claimed on another host as the table started is the stand-in's)."""
+    return {
+        seat: Player(p.identity, p.name)
+        for seat, p in record.seated.items()
+        if not record.started or (seat < len(setup.seats) and setup.seats[seat].human)
+    }
 
 
 def record_of(table: SharedTable) -> TableRecord:

@@ -18,7 +18,7 @@ from test_store_ssh import next_offer, replayed, serve
 from cantina.dealer import ASKING, OVER, Pace
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
-from cantina.lobby import Lobby, Player, SharedTable
+from cantina.lobby import Lobby, Player, SharedTable, record_of
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record
 from cantina.store.redis_store import RedisStore
@@ -355,3 +355,34 @@ async def test_hosts_killed_mid_game_lose_no_decision_and_players_come_back_else
                 process.kill()
                 await process.wait()
         await store.close()
+
+
+async def test_a_late_record_from_another_host_neither_reopens_nor_unstarts_a_table(
+    redis_server,  # noqa: F811
+):
+    """Host B writes its (older) record of a table after host A closed it, or after A
+    started it: the closed table stays closed, the started one stays started."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        table = a.create(four_seats(), ANA)
+        await until(lambda: table.code in b.tables)
+        stale = record_of(b.tables[table.code])
+        a.close(table)
+        await until(lambda: table.code not in b.tables)
+        b.store.save(stale)
+        await b.store.close()  # writes what waits
+        assert await a.store.table(table.code) is None
+
+        b = await host(redis_server.url)
+        again = a.create(four_seats(), ANA)
+        await until(lambda: again.code in b.tables)
+        stale = record_of(b.tables[again.code])
+        a.start(again, ANA)
+        await until(lambda: b.tables[again.code].started)
+        b.store.save(stale)
+        await asyncio.sleep(0.5)
+        stored = await a.store.table(again.code)
+        assert stored is not None and stored.record.started
+        assert b.tables[again.code].started
+    finally:
+        await stop(a, b)

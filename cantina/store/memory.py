@@ -47,8 +47,9 @@ class TableStore(Protocol):
     async def load(self) -> list[StoredTable]:
         """Every open table, with its log, for a host that starts (StoreAway)."""
 
-    def save(self, record: TableRecord) -> None:
-        """Keep a table's record (its newest only; it lands before the next append)."""
+    def save(self, record: TableRecord, *, new: bool = False) -> None:
+        """Keep a table's record (its newest only; it lands before the next append);
+        `new` for a table just opened (a shared store opens no other)."""
 
     def drop(self, code: str) -> None:
         """Forget a closed table, its record and log."""
@@ -98,7 +99,7 @@ class InProcessStore:
             for code, record in self.records.items()
         ]
 
-    def save(self, record: TableRecord) -> None:
+    def save(self, record: TableRecord, *, new: bool = False) -> None:
         if self.durable:
             self.records[record.code] = record
 

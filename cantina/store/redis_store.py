@@ -67,6 +67,7 @@ table is not there, else the table's version (the entry came too late)."""
 
 KEEP = """
 if ARGV[2] ~= '1' and redis.call('HGET', KEYS[1], 'started') == '1' then return 0 end
+if ARGV[2] ~= '1' and ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[1])
 redis.call('HSETNX', KEYS[1], 'version', 0)
 if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'started', '1') end
@@ -74,9 +75,10 @@ redis.call('SADD', KEYS[2], ARGV[3])
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', 10000, '*', 'c', ARGV[3])
 return 1
 """
-"""Keep a table's record ARGV[1] (started: ARGV[2] is '1'), unless the table has started
-and this record is one from before: a host that had not heard of the start yet does not
-take the table back to its waiting room. The lobby is told."""
+"""Keep a table's record ARGV[1] (started: ARGV[2] is '1'; a new table: ARGV[4] is '1'),
+unless the table has started and this record is one from before, or it is gone and this
+is not a new one: a host that had not heard of the start (or the close) yet does not take
+the table back to its waiting room (or open it again). The lobby is told."""
 
 SEAT = """
 local seat, who, mode = ARGV[1], ARGV[2], ARGV[4]
@@ -159,6 +161,8 @@ class RedisStore:
         self._keep = client.register_script(KEEP)
         self._seat = client.register_script(SEAT)
         self._lease = client.register_script(LEASE)
+        self._new: set[str] = set()
+        """Tables opened here whose first record is still to be written."""
         self._waiting: dict[str, TableRecord | None] = {}
         """Records to write (None: a table to forget), newest only, by code."""
         self._writing = asyncio.Lock()
@@ -277,7 +281,11 @@ class RedisStore:
             return None
         return StoredTable(record, log_entries)
 
-    def save(self, record: TableRecord) -> None:
+    def save(self, record: TableRecord, *, new: bool = False) -> None:
+        """Keep a table's record (behind: see the module's notes); `new` for a table just
+        opened, the only record that may make one in Redis."""
+        if new:
+            self._new.add(record.code)
         self._waiting[record.code] = record
         self._wake_writer()
 
@@ -329,9 +337,15 @@ class RedisStore:
                 await self._call(
                     self._keep(
                         keys=[self.table_key(code), self.index, self.lobby_key],
-                        args=[encode(record), "1" if record.started else "0", code],
+                        args=[
+                            encode(record),
+                            "1" if record.started else "0",
+                            code,
+                            "1" if code in self._new else "0",
+                        ],
                     )
                 )
+                self._new.discard(code)
             if self._waiting.get(code, record) is record:  # nothing newer came meanwhile
                 self._waiting.pop(code, None)
 
