@@ -148,6 +148,9 @@ class Dealer:
         self._ai_dice_moved = False
         """An AI has thought since the last recorded decision: the next one carries the
         AI's dice, so a table rebuilt from its log chooses as this one would."""
+        self.elsewhere: set[str] = set()
+        """Who follows the table from any host, by the lobby's last beat (with many hosts;
+        empty with one)."""
         self.plays_ai = True
         """Whether this host plays the AI seats and the stand-in (with many hosts at one
         table, only the one holding its lease does; `set_plays_ai`)."""
@@ -201,9 +204,13 @@ class Dealer:
         return {place.who for _, place in self._followers.values() if place.who}
 
     def spectators(self) -> list[str]:
-        """Who watches without a seat of their own here, by key, once each."""
+        """Who watches without a seat of their own, by key, once each: here, then from
+        other hosts (`elsewhere`)."""
         places = [place for _, place in self._followers.values()]
-        return list(dict.fromkeys(p.who for p in places if not p.player and p.who))
+        here = [p.who for p in places if not p.player and p.who]
+        players = set(self.owners.values())
+        there = [who for who in sorted(self.elsewhere) if who not in players]
+        return list(dict.fromkeys([*here, *there]))
 
     def countdowns(self, now: float) -> list[Countdown]:
         """The seats whose player is away, in order, with the grace left for each."""

@@ -140,6 +140,8 @@ class SharedTable:
     """Each guest's seat's rejoin code (a keyed player comes back by their key)."""
     empty_since: float | None = None
     """When the last screen stopped following the started table, if none follows now."""
+    elsewhere: set[str] = field(default_factory=set)
+    """Who follows the table from any host, by the lobby's last beat (many hosts only)."""
     held_until: float = 0.0
     """A table read back from the store as the host started is not swept as left by
     everyone before then: its people need a moment to come back."""
@@ -177,9 +179,10 @@ class SharedTable:
     def watching(self) -> list[str]:
         """Who watches the table without a seat, by identity: at the waiting room before
         its start, at the table's screens after."""
-        if self.dealer is None:
-            return list(self.watchers)
         seated = {p.identity for p in self.seated.values()}
+        if self.dealer is None:
+            there = [who for who in sorted(self.elsewhere) if who not in seated]
+            return list(dict.fromkeys([*self.watchers, *there]))
         return list(dict.fromkeys(who for who in self.dealer.spectators() if who not in seated))
 
     def seat_label(self, seat: int) -> str:
@@ -800,6 +803,10 @@ class Lobby:
                 self.elsewhere, held = await shared.beat(self.host_id, here, leases)
             except StoreAway:
                 held = set()
+            for code, table in self.tables.items():
+                table.elsewhere = self.elsewhere.get(code, set())
+                if table.dealer is not None:
+                    table.dealer.elsewhere = table.elsewhere
             for code in leases:
                 dealer = self.tables[code].dealer if code in self.tables else None
                 if dealer is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Callable
 
 import test_ssh
@@ -195,33 +196,25 @@ def seat_people(table: SharedTable) -> dict[int, str]:
 # --- real hosts, real SSH clients ------------------------------------------------------------
 
 
-async def play_to_the_end(players: dict[str, OpenSSH], limit: int = 300) -> int:
-    """Whoever is offered a call answers it (key 1) until the game's result is on a
-    player's screen; how many calls were answered."""
+DOINGS = "(rolls|stays|buys mercy|votes to|sets the stake|challenges|puts|takes|pays)"
+"""What the narration says a person at a Vigo's Favor table did."""
+
+
+async def play_to_the_end(players: dict[str, OpenSSH], limit: int = 150) -> None:
+    """Each player answers whatever they are offered with its first option (key 1), a
+    few times a second, until the game's result is on every player's screen."""
     marks = {name: ssh.mark() for name, ssh in players.items()}
-    for answered in range(limit):
-        waits = {
-            asyncio.create_task(ssh.expect(f"{name}, call Val or Des", 60, marks[name])): name
-            for name, ssh in players.items()
-        }
-        ended = {
-            asyncio.create_task(ssh.expect("Leave the table", 60, marks[name])): name
-            for name, ssh in players.items()
-        }
-        done, pending = await asyncio.wait(
-            [*waits, *ended], timeout=60, return_when="FIRST_COMPLETED"
-        )
-        for task in pending:
-            task.cancel()
-        assert done, "nobody was offered a call, and the game did not end"
-        first = done.pop()
-        first.result()
-        if first in ended:
-            return answered
-        name = waits[first]
-        marks[name] = players[name].mark()
-        players[name].send("1")
-    raise AssertionError(f"still playing after {limit} calls")
+
+    def over(name: str) -> bool:
+        return "Next round" in plain(bytes(players[name].output[marks[name] :]))
+
+    for _ in range(limit):
+        if all(over(name) for name in players):
+            return
+        for ssh in players.values():
+            ssh.send("1")
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"still playing after {limit} answers each")
 
 
 async def lease_holder(store: RedisStore, code: str) -> int:
@@ -249,7 +242,8 @@ async def test_two_hosts_play_one_table_to_its_end_and_a_third_shows_it(
     redis_server,  # noqa: F811
 ):
     """alice on host A sets a table, bob on host B joins it by its code, they play to
-    the game's end, each seeing the other's calls; carol watches from host C."""
+    the game's end, each seeing the other's calls; carol watches from host C, and both
+    players' screens count her watching."""
     store = RedisStore.from_url(redis_server.url)
     hosts: list[asyncio.subprocess.Process] = []
     clients: list[OpenSSH] = []
@@ -261,24 +255,36 @@ async def test_two_hosts_play_one_table_to_its_end_and_a_third_shows_it(
         bob = await OpenSSH.start(keys.partner, ports[1], "-tt", user="bob")
         carol = await OpenSSH.start(keys.stranger, ports[2], "-tt", user="carol")
         clients += [alice, bob, carol]
-        code = await set_a_shared_table(alice, bob)
+        code = await set_a_shared_table(alice, bob, key="v", title="Vigo's Favor")
         marks = {"alice": alice.mark(), "bob": bob.mark()}
         await carol.expect(code)
         await carol.expect("playing")
         watching = carol.mark()
         carol.send("w")
         await carol.expect("Watching table", since=watching)
+        await alice.expect("1 watching", since=marks["alice"])  # carol, on another host
+        await bob.expect("1 watching", since=marks["bob"])
 
-        answered = await play_to_the_end({"alice": alice, "bob": bob})
-        assert answered >= 2
-        await alice.expect("bob calls", since=marks["alice"])  # each saw the other's calls
-        await bob.expect("alice calls", since=marks["bob"])
-        await carol.expect("alice calls", since=watching)
-        await carol.expect("bob calls", since=watching)
-        assert "carol, call" not in plain(bytes(carol.output[watching:]))
+        players = {"alice": alice, "bob": bob}
+        await play_to_the_end(players)
+        for ssh, since in ((alice, marks["alice"]), (bob, marks["bob"]), (carol, watching)):
+            await ssh.expect("It is over", since=since)  # the end, on all three hosts
         table, entries = await checked_log(store, code)
         assert table.game.pending is None  # the log is a whole game, to its end
-        assert len(entries) > answered  # the AI seats played too
+        humans = {i for i, seat in enumerate(table.setup.seats) if seat.human}
+        assert len(humans) == 2
+        for _ in range(8):  # rounds on, until each player has decided something
+            if {e.seat for e in entries} >= humans:
+                break
+            for ssh in players.values():
+                ssh.send("n")  # play on: the next round, once, for everyone
+            await play_to_the_end(players)
+            table, entries = await checked_log(store, code)
+        assert {e.seat for e in entries} >= humans
+        for ssh, since in ((alice, marks["alice"]), (bob, marks["bob"]), (carol, watching)):
+            told = plain(bytes(ssh.output[since:]))
+            for name in ("alice", "bob"):  # each one's doings, narrated on every screen
+                assert re.search(rf"{name}(, the Vigo,)? {DOINGS}", told), (name, told[-800:])
     finally:
         for client in clients:
             client.kill()
