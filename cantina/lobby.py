@@ -249,8 +249,9 @@ class Lobby:
         """The store every host shares the lobby through, if any (a Redis)."""
         self.host_id = f"{os.getpid()}-{new_id()}"
         """This host, for the leases it holds (its process first, for whoever looks)."""
-        self.elsewhere: dict[str, set[str]] = {}
-        """Who follows each table from any host (by the last beat), by code."""
+        self.elsewhere: dict[str, dict[str, str]] = {}
+        """Who follows each table from any host (by the last beat), by code: their
+        identities and names."""
         self._tasks: list[asyncio.Task[None]] = []
         self._claims: set[asyncio.Task[None]] = set()
         self._stale: set[str] = set()
@@ -273,7 +274,12 @@ class Lobby:
 
     def name_of(self, identity: str) -> str:
         person = self.people.get(identity)
-        return person.name if person is not None else "someone"
+        if person is not None:
+            return person.name
+        for there in self.elsewhere.values():  # connected to another host
+            if identity in there:
+                return there[identity]
+        return "someone"
 
     def left(self, player: Player) -> None:
         """A session of this person ended; with their last one, they are away from every
@@ -786,14 +792,14 @@ class Lobby:
         any, and take or keep the lease on the AI seats of the started tables."""
         while True:
             self._beaten.clear()
-            here: dict[str, set[str]] = {}
+            here: dict[str, dict[str, str]] = {}
             for code, table in self.tables.items():
                 if table.dealer is not None:
-                    here[code] = table.dealer.present()
+                    who_here = table.dealer.present()
                 else:
                     seated = {p.identity for p in table.seated.values()}
-                    here[code] = {who for who in seated if self.here(who)}
-                    here[code] |= set(table.watchers)
+                    who_here = {who for who in seated if self.here(who)} | set(table.watchers)
+                here[code] = {who: self.name_of(who) for who in who_here}
             leases = [
                 code
                 for code, table in self.tables.items()
@@ -804,7 +810,7 @@ class Lobby:
             except StoreAway:
                 held = set()
             for code, table in self.tables.items():
-                table.elsewhere = self.elsewhere.get(code, set())
+                table.elsewhere = set(self.elsewhere.get(code, ()))
                 if table.dealer is not None:
                     table.dealer.elsewhere = table.elsewhere
             for code in leases:

@@ -46,6 +46,19 @@ async def until(check: Callable[[], object], timeout: float = 15.0) -> None:
         await asyncio.sleep(0.01)
 
 
+def count_thoughts(table: LiveTable) -> list[int]:
+    """Count the AI's choices made for this copy of the table (one item each)."""
+    thought: list[int] = []
+    choose = table.ai_move
+
+    def counted(game=None):
+        thought.append(1)
+        return choose(game)
+
+    table.ai_move = counted  # type: ignore[method-assign]
+    return thought
+
+
 async def host(url: str) -> Lobby:
     lobby = Lobby(store=RedisStore.from_url(url), pace=FAST, away_grace=600)
     await lobby.restore()
@@ -67,16 +80,21 @@ async def test_a_table_opened_on_one_host_is_joined_and_played_from_another(
 ):
     a, b = await host(redis_server.url), await host(redis_server.url)
     try:
+        a.arrived(ANA)
+        b.arrived(BO)
         table = a.create(four_seats(), ANA)
         await until(lambda: table.code in b.tables and b.tables[table.code].seated)
         there = b.tables[table.code]
         assert there.seated == {0: ANA} and not there.started
+        await until(lambda: b.name_of(ANA.identity) == "Ana")  # present on host A
         assert b.join(there, BO) == 1
         await until(lambda: table.seated.get(1) == BO)  # host A sees Bo sit down
         dealer = a.start(table, ANA)
+        thoughts = {"a": count_thoughts(dealer.table)}
         await until(lambda: there.started)
         other = there.dealer
         assert other is not None
+        thoughts["b"] = count_thoughts(other.table)
         ana_at, bo_at = table.place_of(ANA), there.place_of(BO)
         rng = random.Random(4)
         picks = 0
@@ -99,8 +117,10 @@ async def test_a_table_opened_on_one_host_is_joined_and_played_from_another(
         assert any(m.seat in ai_seats for m in table.live.moves)
         entries = await a.store.entries(table.code)
         assert len(entries) == len(table.live.moves) == len({e.id for e in entries})
-        # one host held the lease and played every AI move; the other played none
+        # one host held the lease and thought for every AI move; the other never thought
         assert dealer.plays_ai != other.plays_ai
+        holder, follower = ("a", "b") if dealer.plays_ai else ("b", "a")
+        assert thoughts[holder] and not thoughts[follower]
     finally:
         await stop(a, b)
 

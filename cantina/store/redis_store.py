@@ -410,25 +410,30 @@ class RedisStore:
         return changes
 
     async def beat(
-        self, host: str, here: dict[str, set[str]], leases: list[str]
-    ) -> tuple[dict[str, set[str]], set[str]]:
-        """One beat of a host (each second): say who follows each of its tables from it,
-        take or keep the lease on the AI seats of `leases`; who follows each table from
-        any host, and the leases this host holds (StoreAway)."""
+        self, host: str, here: dict[str, dict[str, str]], leases: list[str]
+    ) -> tuple[dict[str, dict[str, str]], set[str]]:
+        """One beat of a host (each second): say who follows each of its tables from it
+        (identity: name), take or keep the lease on the AI seats of `leases`; who follows
+        each table from any host, and the leases this host holds (StoreAway)."""
         now = int(time.time() * 1000)
         codes = list(here)
         async with self.client.pipeline(transaction=False) as pipe:
             for code in codes:
                 if here[code]:
-                    pipe.hset(self.here_key(code), mapping=dict.fromkeys(here[code], now + HERE_MS))
+                    until = now + HERE_MS
+                    said: dict[Any, Any] = {w: f"{until}:{n}" for w, n in here[code].items()}
+                    pipe.hset(self.here_key(code), mapping=said)
                     pipe.pexpire(self.here_key(code), HERE_MS * 3)
                 pipe.hgetall(self.here_key(code))
             answers = await self._call(pipe.execute())
         found = [a for a in answers if isinstance(a, dict)]
-        present = {
-            code: {bytes(k).decode() for k, until in got.items() if int(until) > now}
-            for code, got in zip(codes, found, strict=True)
-        }
+        present: dict[str, dict[str, str]] = {}
+        for code, got in zip(codes, found, strict=True):
+            present[code] = {}
+            for who, value in got.items():
+                expiry, _, name = bytes(value).decode().partition(":")
+                if expiry.isdigit() and int(expiry) > now:
+                    present[code][bytes(who).decode()] = name
         held: set[str] = set()
         for code in leases:
             answer: Any = await self._call(
