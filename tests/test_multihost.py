@@ -412,3 +412,27 @@ async def test_a_late_record_from_another_host_neither_reopens_nor_unstarts_a_ta
         assert b.tables[again.code].started
     finally:
         await stop(a, b)
+
+
+async def test_a_host_that_stops_gives_up_its_leases_at_once(
+    redis_server,  # noqa: F811
+):
+    """A host closing in good order lets go of the leases it held: the AI seats of its
+    tables wait for no lapse before another host takes them."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        setup = TableSetup(
+            "valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Cyd", "Expert")), seed=5
+        )
+        table = a.create(setup, ANA)
+        a.start(table, ANA)
+        await until(lambda: table.dealer.plays_ai)
+        store = b.shared
+        assert store is not None
+        key = store.lease_key(table.code)
+        assert await store.client.get(key) == a.host_id.encode()
+        await stop(a)
+        assert await store.client.get(key) in (None, b.host_id.encode())
+        await until(lambda: b.tables[table.code].dealer.plays_ai)
+    finally:
+        await stop(b)

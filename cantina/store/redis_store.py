@@ -118,6 +118,12 @@ return 1
 """
 """Take or keep the lease KEYS[1] for host ARGV[1], for ARGV[2] ms: 1 if it is held."""
 
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+"""Let go of lease KEYS[1] if host ARGV[1] holds it."""
+
 LEASE_MS = 4000
 """How long a host's lease on a table's AI seats lasts unless renewed (every beat)."""
 HERE_MS = 4000
@@ -161,6 +167,10 @@ class RedisStore:
         self._keep = client.register_script(KEEP)
         self._seat = client.register_script(SEAT)
         self._lease = client.register_script(LEASE)
+        self._release = client.register_script(RELEASE)
+        self._held: tuple[str, set[str]] = ("", set())
+        """The host that beats through this store, and the leases it held at its last
+        beat: let go of as the store closes, so another host takes over at once."""
         self._new: set[str] = set()
         """Tables opened here whose first record is still to be written."""
         self._waiting: dict[str, TableRecord | None] = {}
@@ -441,15 +451,21 @@ class RedisStore:
             )
             if int(answer) == 1:
                 held.add(code)
+        self._held = (host, held)
         return present, held
 
     async def close(self) -> None:
-        """Write what waits (if Redis can be reached, within a few seconds), let go."""
+        """Write what waits (if Redis can be reached, within a few seconds), give up the
+        leases this host held (its tables have stopped here), let go."""
         try:
             async with asyncio.timeout(3):
                 for code in list(self._waiting):
                     with contextlib.suppress(StoreAway):
                         await self._flush(code)
+                host, held = self._held
+                for code in held:
+                    with contextlib.suppress(StoreAway):
+                        await self._call(self._release(keys=[self.lease_key(code)], args=[host]))
         except TimeoutError:
             log.warning("redis: %d table records were not written", len(self._waiting))
         if self._writer is not None:
