@@ -255,6 +255,8 @@ class Lobby:
         self._tasks: list[asyncio.Task[None]] = []
         self._claims: set[asyncio.Task[None]] = set()
         self._stale: set[str] = set()
+        self._claiming: dict[str, int] = {}
+        """Seat claims of this host on their way to the store, by table."""
         """Tables to read again once this host's own record of them has been written."""
         self._lobby_id = "0-0"
         self._beaten = asyncio.Event()
@@ -670,17 +672,24 @@ class Lobby:
         shared = self.shared
 
         async def claim() -> None:
-            for _ in range(20):
-                try:
-                    done = await shared.seat(table.code, seat, mode, who, before)
-                    break
-                except StoreAway:
-                    await asyncio.sleep(0.5)
-            else:
-                return
+            try:
+                for _ in range(20):
+                    try:
+                        done = await shared.seat(table.code, seat, mode, who, before)
+                        break
+                    except StoreAway:
+                        await asyncio.sleep(0.5)
+                else:
+                    return
+            finally:
+                self._claiming[table.code] -= 1
+                if not self._claiming[table.code]:
+                    del self._claiming[table.code]
             if not done:
                 log.info("seat %d of table %s went to someone else", seat, table.code)
-                await self._refresh(table.code)
+            await self._refresh(table.code)
+
+        self._claiming[table.code] = self._claiming.get(table.code, 0) + 1
 
         task = asyncio.get_running_loop().create_task(claim())
         self._claims.add(task)
@@ -737,8 +746,8 @@ class Lobby:
         table = self.tables.get(code)
         if table is not None and table.campaign is not None:
             return  # a campaign's table is its host's alone
-        if self.shared.pending(code):
-            self._stale.add(code)  # this host's own record is on its way: read it after
+        if self.shared.pending(code) or code in self._claiming:
+            self._stale.add(code)  # this host's own change is on its way: read it after
             return
         self._stale.discard(code)
         stored = await self.shared.table(code, entries=False)

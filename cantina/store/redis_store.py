@@ -70,7 +70,13 @@ if ARGV[2] ~= '1' and redis.call('HGET', KEYS[1], 'started') == '1' then return 
 if ARGV[2] ~= '1' and ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[1])
 redis.call('HSETNX', KEYS[1], 'version', 0)
-if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'started', '1') end
+if ARGV[2] == '1' and redis.call('HGET', KEYS[1], 'started') ~= '1' then
+  redis.call('HSET', KEYS[1], 'started', '1')
+  redis.call('DEL', KEYS[4])
+  for seat, who in pairs(cjson.decode(ARGV[5])) do
+    redis.call('HSET', KEYS[4], seat, cjson.encode(who))
+  end
+end
 redis.call('SADD', KEYS[2], ARGV[3])
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', 10000, '*', 'c', ARGV[3])
 return 1
@@ -78,7 +84,9 @@ return 1
 """Keep a table's record ARGV[1] (started: ARGV[2] is '1'; a new table: ARGV[4] is '1'),
 unless the table has started and this record is one from before, or it is gone and this
 is not a new one: a host that had not heard of the start (or the close) yet does not take
-the table back to its waiting room (or open it again). The lobby is told."""
+the table back to its waiting room (or open it again). The record that starts the table
+sets its seats (ARGV[5]) as they were played: a claim still on its way is too late. The
+lobby is told."""
 
 SEAT = """
 local seat, who, mode = ARGV[1], ARGV[2], ARGV[4]
@@ -136,6 +144,15 @@ class Seating(msgspec.Struct, frozen=True):
     identity: str
     name: str
     rejoin: str = ""
+
+
+def seats_of(record: TableRecord) -> bytes:
+    """A record's seats as the seats hash keeps them (JSON, by seat)."""
+    seats = {
+        str(seat): Seating(who.identity, who.name, record.rejoin.get(seat, ""))
+        for seat, who in record.seated.items()
+    }
+    return msgspec.json.encode(seats)
 
 
 class Changes(NamedTuple):
@@ -346,18 +363,29 @@ class RedisStore:
             else:
                 await self._call(
                     self._keep(
-                        keys=[self.table_key(code), self.index, self.lobby_key],
+                        keys=[
+                            self.table_key(code),
+                            self.index,
+                            self.lobby_key,
+                            self.seats_key(code),
+                        ],
                         args=[
                             encode(record),
                             "1" if record.started else "0",
                             code,
                             "1" if code in self._new else "0",
+                            seats_of(record),
                         ],
                     )
                 )
                 self._new.discard(code)
             if self._waiting.get(code, record) is record:  # nothing newer came meanwhile
                 self._waiting.pop(code, None)
+
+    async def flush(self) -> None:
+        """Write every record waiting now, at once (StoreAway: they wait still)."""
+        for code in list(self._waiting):
+            await self._flush(code)
 
     async def append(self, code: str, version: int, entry: Entry) -> bool:
         await self._flush(code)  # the table's record first: its setup, before decisions
