@@ -16,7 +16,7 @@ from ssh_clients import OpenSSH, plain
 from test_ssh import Keys, needs_openssh, set_a_shared_table, take_turns
 from test_store_ssh import next_offer, replayed, serve
 
-from cantina.dealer import ASKING, OVER, Pace
+from cantina.dealer import ASKING, OVER, Pace, Place
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player, SharedTable, record_of
@@ -436,3 +436,57 @@ async def test_a_host_that_stops_gives_up_its_leases_at_once(
         await until(lambda: b.tables[table.code].dealer.plays_ai)
     finally:
         await stop(b)
+
+
+async def test_picks_racing_at_two_hosts_leave_the_log_of_one_process(
+    redis_server,  # noqa: F811
+):
+    """200 decisions, each made at once on two hosts (a different random choice on
+    each, for the seat asked): one of each pair is taken, the other refused as too late;
+    both hosts' tables end alike, and alike a single process's replay of the log."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Bo")), seed=8)
+        table = a.create(setup, ANA)
+        await until(lambda: table.code in b.tables)
+        b.join(b.tables[table.code], BO)
+        await until(lambda: table.seated.get(1) == BO)
+        one = a.start(table, ANA)
+        await until(lambda: b.tables[table.code].started)
+        two = b.tables[table.code].dealer
+        assert two is not None
+        everywhere = Place(frozenset({0, 1}))  # both seats, from either host
+        rng = random.Random(15)
+        made = 0
+        while made < 200:
+            await until(
+                lambda: (
+                    one.turn.kind in (ASKING, OVER)
+                    and two.turn == one.turn
+                    and one.journal.version == two.journal.version
+                    and one.table.number == two.table.number
+                )
+            )
+            version = one.journal.version
+            if one.turn.kind == OVER:
+                one.next_game(everywhere, after=one.table.number)
+            else:
+                options = one.turn.decision.options
+                one.pick(everywhere, rng.choice(options))
+                two.pick(everywhere, rng.choice(options))
+                made += 1
+            await until(
+                lambda version=version: (
+                    one.journal.version > version and two.journal.version > version
+                )
+            )
+        await until(lambda: one.journal.version == two.journal.version)
+        await until(lambda: one.table.log == two.table.log)
+        table_replayed, entries = await checked_log(a.shared, table.code)
+        assert len(entries) == one.journal.version
+        assert one.table.number == table_replayed.number
+        assert table_replayed.log == one.table.log and table_replayed.moves == one.table.moves
+        late = [n for n in one.notices + two.notices if "came too late" in n]
+        assert len(late) == 200  # one of each pair was refused, and only one
+    finally:
+        await stop(a, b)
