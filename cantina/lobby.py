@@ -591,7 +591,7 @@ class Lobby:
     def close_all(self) -> None:
         """The host stops: every table ends here, and one kept in a durable store stays
         there, for the host to take up again when it starts."""
-        for task in self._tasks:
+        for task in [*self._tasks, *self._claims]:
             task.cancel()
         self._tasks.clear()
         for table in list(self.tables.values()):
