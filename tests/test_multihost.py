@@ -490,3 +490,65 @@ async def test_picks_racing_at_two_hosts_leave_the_log_of_one_process(
         assert len(late) == 200  # one of each pair was refused, and only one
     finally:
         await stop(a, b)
+
+
+async def test_a_redis_away_for_a_while_holds_both_hosts_and_play_goes_on(
+    redis_server,  # noqa: F811
+):
+    """Redis stops for two seconds while a pick made on host B waits to be recorded:
+    nothing moves on either host meanwhile; when it is back, the pick is applied once on
+    both, the AI seat plays on, and both hosts' tables and the log tell one story."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        setup = TableSetup(
+            "valdes",
+            ValDesSettings(seats=3),
+            (Seat("Ana"), Seat("Bo"), Seat("Cyd", "Expert")),
+            seed=12,
+        )
+        table = a.create(setup, ANA)
+        await until(lambda: table.code in b.tables)
+        b.join(b.tables[table.code], BO)
+        await until(lambda: table.seated.get(1) == BO)
+        one = a.start(table, ANA)
+        await until(lambda: b.tables[table.code].started)
+        two = b.tables[table.code].dealer
+        assert two is not None
+        places = {0: table.place_of(ANA), 1: b.tables[table.code].place_of(BO)}
+        dealers = {0: one, 1: two}
+
+        async def person_asked() -> int:
+            await until(
+                lambda: (
+                    one.turn.kind == ASKING
+                    and two.turn == one.turn
+                    and one.journal.version == two.journal.version
+                )
+            )
+            return one.turn.seat
+
+        async def pick_first() -> None:
+            seat = await person_asked()
+            version = one.journal.version
+            dealers[seat].pick(places[seat], one.turn.decision.options[0])
+            await until(lambda: min(one.journal.version, two.journal.version) > version)
+
+        await pick_first()
+        seat = await person_asked()
+        before = one.journal.version
+        redis_server.stop()
+        dealers[seat].pick(places[seat], one.turn.decision.options[-1])
+        await asyncio.sleep(2)
+        assert one.journal.version == two.journal.version == before  # it waits
+        redis_server.start()
+        await until(lambda: one.journal.version > before and two.journal.version > before)
+        for _ in range(3):  # play goes on, the AI seat with it
+            await pick_first()
+        await until(lambda: one.journal.version == two.journal.version)
+        await until(lambda: one.table.log == two.table.log)
+        replayed_table, entries = await checked_log(a.shared, table.code)
+        assert len(entries) == one.journal.version
+        assert replayed_table.log == one.table.log
+        assert any(e.seat == 2 for e in entries[before:])
+    finally:
+        await stop(a, b)
