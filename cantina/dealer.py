@@ -13,7 +13,10 @@ turns. Nothing here imports textual.
 At a table kept in a durable store (`--store redis://…`) the dealer has the table's
 `Journal`: each decision, a person's or an AI's, is recorded there first, under the
 version the table is at, and applied only once the store took it; while the store is out
-of reach it waits (nothing is lost, nothing is applied twice; see `_record`).
+of reach it waits (nothing is lost, nothing is applied twice; see `_record`). With many
+hosts at one table, each host's dealer applies the decisions the others recorded as they
+arrive (`absorb`), and only the host holding the table's lease plays its AI seats and
+stand-in (`plays_ai`); the others show the AI thinking until its choice arrives.
 """
 
 from __future__ import annotations
@@ -145,6 +148,12 @@ class Dealer:
         self._ai_dice_moved = False
         """An AI has thought since the last recorded decision: the next one carries the
         AI's dice, so a table rebuilt from its log chooses as this one would."""
+        self.elsewhere: set[str] = set()
+        """Who follows the table from any host, by the lobby's last beat (with many hosts;
+        empty with one)."""
+        self.plays_ai = True
+        """Whether this host plays the AI seats and the stand-in (with many hosts at one
+        table, only the one holding its lease does; `set_plays_ai`)."""
 
     # --- life ------------------------------------------------------------------------------
 
@@ -190,10 +199,18 @@ class Dealer:
         """Whether any screen follows the table now (a player's or a spectator's)."""
         return bool(self._followers)
 
+    def present(self) -> set[str]:
+        """Who follows the table from this host, players and spectators, by key."""
+        return {place.who for _, place in self._followers.values() if place.who}
+
     def spectators(self) -> list[str]:
-        """Who watches without a seat of their own here, by key, once each."""
+        """Who watches without a seat of their own, by key, once each: here, then from
+        other hosts (`elsewhere`)."""
         places = [place for _, place in self._followers.values()]
-        return list(dict.fromkeys(p.who for p in places if not p.player and p.who))
+        here = [p.who for p in places if not p.player and p.who]
+        players = set(self.owners.values())
+        there = [who for who in sorted(self.elsewhere) if who not in players]
+        return list(dict.fromkeys([*here, *there]))
 
     def countdowns(self, now: float) -> list[Countdown]:
         """The seats whose player is away, in order, with the grace left for each."""
@@ -315,6 +332,32 @@ class Dealer:
         self.notice(f"{self._name(seat)} is away: a {self.stand_in} AI plays their seat.")
         self._wake()
 
+    def set_plays_ai(self, plays: bool) -> None:
+        """This host takes up (or gives up) the table's AI seats and stand-in."""
+        if plays != self.plays_ai:
+            self.plays_ai = plays
+            self._wake()
+
+    async def absorb(self, items: list[tuple[int, Entry]]) -> int:
+        """Apply the decisions another host recorded (each with its number in the log),
+        in order, each once: those this host applied already are skipped, and a gap
+        before them is read from the store. How many were applied (StoreAway)."""
+        journal = self.journal
+        if journal is None or self.closed or not items:
+            return 0
+        applied = 0
+        async with journal.lock:
+            if items[0][0] > journal.version + 1:  # some went by unread: read them all
+                missed = await journal.store.entries(journal.code, journal.version)
+                items = [(journal.version + 1 + i, e) for i, e in enumerate(missed)]
+            for number, entry in items:
+                if number != journal.version + 1:
+                    continue
+                apply_entry(self.table, entry)
+                journal.version += 1
+                applied += 1
+        return applied
+
     def notice(self, text: str) -> None:
         self.notices.append(text)
         self._notify()
@@ -417,6 +460,9 @@ class Dealer:
                 await self._wait()
                 return
             await self._replay_move(seat)
+        elif self._ai_plays(seat) and not self.plays_ai:
+            self._set_turn(Turn(THINKING, seat))  # another host plays it: its choice comes
+            await self._wait()
         elif self._ai_plays(seat):
             await self._ai_move(seat)
         else:
@@ -451,7 +497,7 @@ class Dealer:
         before = (table.number, len(table.moves))
         self._set_turn(Turn(THINKING, seat))
         await self._pause(self.think_gap)  # what came before is drawn first
-        if self._moved(before) or self.closed or not self._ai_plays(seat):
+        if self._moved(before) or self.closed or not self._ai_plays(seat) or not self.plays_ai:
             return  # a person chose, or came back to the seat, meanwhile
         loop = asyncio.get_running_loop()
         thought = loop.run_in_executor(None, table.ai_move, table.game.clone())

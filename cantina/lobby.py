@@ -12,14 +12,30 @@ their screen, that puts a new connection back in that seat (`Lobby.rejoin`).
 With a durable store (`cantina.store`, `--store redis://…`) the lobby keeps each table's
 setup and seats there as they change, its dealer records every decision there, and a host
 that starts again reads the open tables back (`Lobby.restore`), each rebuilt from its
-seed and its decisions. Who is connected, presence and the chat stay in the host.
+seed and its decisions. Who is connected and the chat stay in the host.
+
+With a Redis store the lobby is shared by every host using it (`cantina serve --store
+redis://…` on any number of processes or machines). Each host follows the lobby's stream
+of changes (a Redis stream, not pub/sub: a host that lost its connection for a moment
+reads on from the last change it saw, and misses none) and the log stream of every
+started table, in one blocking read (`_follow`): a table opened, joined, started or
+closed on one host shows on the others at once, and each decision recorded at a table
+is applied by every host's dealer as it arrives. A seat is claimed by one script in
+Redis (`RedisStore.seat`): two hosts cannot give it to two people; a host that loses the
+race takes the table as Redis has it. Each second (`_beat`) a host says who follows each
+table from it (so a player at a table through another host is not away, and the table
+is not swept as empty) and takes or keeps the lease on the AI seats of the started
+tables: the host holding it plays them, and the stand-in; when it dies, its lease lapses
+and another host takes over.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
+import os
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -33,14 +49,16 @@ from cantina.dealer import Dealer, Pace, Place, apply_entry
 from cantina.games.table import IllegalAction
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
-from cantina.store.memory import InProcessStore, Journal, TableStore
+from cantina.store.memory import InProcessStore, Journal, StoreAway, TableStore
 from cantina.store.records import (
     SeatedRecord,
     StoredTable,
     TableRecord,
     decode_setup,
     encode_setup,
+    new_id,
 )
+from cantina.store.redis_store import RedisStore, Seating
 
 if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
@@ -69,6 +87,14 @@ TABLES_PER_PLAYER = 2
 EMPTY_AFTER = 60.0
 """Seconds a started table nobody follows (no player, no spectator) stays open."""
 AWAY_AFTER_LOOKS = 2
+FOLLOW_BLOCK_MS = 1000
+"""How long one blocking read of the streams waits before it looks again (well under the
+client's socket timeout)."""
+BEAT = 1.0
+"""Seconds between a host's beats: who follows its tables, its leases kept."""
+HELD_NEW = 5.0
+"""Seconds a table another host opened is not swept here as left by its people: the
+other host says who follows it at its next beat."""
 """Looks in a row (one a second) that find a player's table on none of their screens
 before they count as away: a moment between two screens is not leaving."""
 
@@ -114,6 +140,8 @@ class SharedTable:
     """Each guest's seat's rejoin code (a keyed player comes back by their key)."""
     empty_since: float | None = None
     """When the last screen stopped following the started table, if none follows now."""
+    elsewhere: set[str] = field(default_factory=set)
+    """Who follows the table from any host, by the lobby's last beat (many hosts only)."""
     held_until: float = 0.0
     """A table read back from the store as the host started is not swept as left by
     everyone before then: its people need a moment to come back."""
@@ -151,9 +179,10 @@ class SharedTable:
     def watching(self) -> list[str]:
         """Who watches the table without a seat, by identity: at the waiting room before
         its start, at the table's screens after."""
-        if self.dealer is None:
-            return list(self.watchers)
         seated = {p.identity for p in self.seated.values()}
+        if self.dealer is None:
+            there = [who for who in sorted(self.elsewhere) if who not in seated]
+            return list(dict.fromkeys([*self.watchers, *there]))
         return list(dict.fromkeys(who for who in self.dealer.spectators() if who not in seated))
 
     def seat_label(self, seat: int) -> str:
@@ -216,6 +245,21 @@ class Lobby:
         """Wrong rejoin codes entered, by identity, while connected."""
         self.wrong_from: dict[str, tuple[float, int]] = {}
         """Wrong rejoin codes by address: since when, how many (for REJOIN_WINDOW)."""
+        self.shared: RedisStore | None = self.store if isinstance(self.store, RedisStore) else None
+        """The store every host shares the lobby through, if any (a Redis)."""
+        self.host_id = f"{os.getpid()}-{new_id()}"
+        """This host, for the leases it holds (its process first, for whoever looks)."""
+        self.elsewhere: dict[str, dict[str, str]] = {}
+        """Who follows each table from any host (by the last beat), by code: their
+        identities and names."""
+        self._tasks: list[asyncio.Task[None]] = []
+        self._claims: set[asyncio.Task[None]] = set()
+        self._stale: set[str] = set()
+        self._claiming: dict[str, int] = {}
+        """Seat claims of this host on their way to the store, by table."""
+        """Tables to read again once this host's own record of them has been written."""
+        self._lobby_id = "0-0"
+        self._beaten = asyncio.Event()
 
     # --- people ----------------------------------------------------------------------------
 
@@ -232,7 +276,12 @@ class Lobby:
 
     def name_of(self, identity: str) -> str:
         person = self.people.get(identity)
-        return person.name if person is not None else "someone"
+        if person is not None:
+            return person.name
+        for there in self.elsewhere.values():  # connected to another host
+            if identity in there:
+                return there[identity]
+        return "someone"
 
     def left(self, player: Player) -> None:
         """A session of this person ended; with their last one, they are away from every
@@ -258,6 +307,15 @@ class Lobby:
     def here(self, identity: str) -> bool:
         return identity in self.connected
 
+    def _seen(self, table: SharedTable) -> bool:
+        """Whether this host knows who follows the table from every host (a shared lobby
+        learns it at its next beat): until then nobody there is away, nor the table left."""
+        return self.shared is None or table.code in self.elsewhere
+
+    def _there(self, table: SharedTable, identity: str) -> bool:
+        """Whether this person follows the table from some host (by the last beat)."""
+        return identity in self.elsewhere.get(table.code, ())
+
     def check_presence(self) -> None:
         """Look at who is at each started table (the host does, every second): a player
         none of whose screens has followed it for two looks in a row is away, and the
@@ -268,10 +326,10 @@ class Lobby:
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
             dealer = table.dealer
-            if dealer is None:
+            if dealer is None or not self._seen(table):
                 continue
             for seat, player in table.seated.items():
-                if dealer.watching(player.identity):
+                if dealer.watching(player.identity) or self._there(table, player.identity):
                     table.absent.pop(seat, None)
                     dealer.set_back(seat)
                     continue
@@ -323,7 +381,9 @@ class Lobby:
                 self.close(other)
         self._sit(table, table.human_seats[0], creator)
         self.tables[table.code] = table
-        self._keep(table)
+        self._keep(table, new=True)
+        self._claim(table, table.human_seats[0], "sit", creator)
+        self._wake_beat()
         return table
 
     def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
@@ -348,6 +408,7 @@ class Lobby:
         seat = table.free_seats[0]
         self._sit(table, seat, player)
         self._keep(table)
+        self._claim(table, seat, "sit", player)
         return seat
 
     def watch(self, table: SharedTable, player: Player) -> None:
@@ -403,6 +464,7 @@ class Lobby:
         if table.seat_of(player.identity) is not None:
             raise ValueError("you sit at that table already, in another seat")
         table.seated[seat] = Player(player.identity, before.name)
+        self._claim(table, seat, "reseat", table.seated[seat], before=before.identity)
         if table.dealer is not None:  # the old connection's screen acts for it no more
             table.dealer.owners[seat] = player.identity
         table.watchers.pop(player.identity, None)
@@ -421,6 +483,7 @@ class Lobby:
             return
         del table.seated[seat]
         table.rejoin.pop(seat, None)
+        self._claim(table, seat, "leave", player)
         if not table.seated or (
             table.campaign is not None and player.identity == table.creator.identity
         ):
@@ -438,12 +501,17 @@ class Lobby:
         wait = self.empty_after if empty_after is None else empty_after
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
+            if not self._seen(table):
+                continue
             if table.dealer is None:
                 if now < table.held_until:
                     continue
-                if not any(self.here(p.identity) for p in table.seated.values()):
+                if not any(
+                    self.here(p.identity) or self._there(table, p.identity)
+                    for p in table.seated.values()
+                ):
                     self.close(table)
-            elif table.dealer.followed:
+            elif table.dealer.followed or self.elsewhere.get(table.code):
                 table.empty_since = None
             elif table.empty_since is None:
                 table.empty_since = now
@@ -471,6 +539,10 @@ class Lobby:
             journal=Journal(self.store, table.code) if kept else None,
         )
         dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
+        if kept and self.shared is not None:
+            dealer.plays_ai = False  # until this host holds the table's lease (next beat)
+            self._share()
+            self._wake_beat()
         self._keep(table)
         if table.campaign is not None:
             table.campaign.on_error = lambda err: dealer.notice(
@@ -519,16 +591,19 @@ class Lobby:
     def close_all(self) -> None:
         """The host stops: every table ends here, and one kept in a durable store stays
         there, for the host to take up again when it starts."""
+        for task in [*self._tasks, *self._claims]:
+            task.cancel()
+        self._tasks.clear()
         for table in list(self.tables.values()):
             self.close(table, keep=True)
 
     # --- the store -------------------------------------------------------------------------
 
-    def _keep(self, table: SharedTable) -> None:
+    def _keep(self, table: SharedTable, *, new: bool = False) -> None:
         """Keep the table's setup and seats in a durable store (a campaign's table is
         kept by its own save, after every decision, and not here)."""
         if self.store.durable and table.campaign is None:
-            self.store.save(record_of(table))
+            self.store.save(record_of(table), new=new)
 
     def _store_status(self, available: bool) -> None:
         """Tell every table kept in the store that it went away, or is back."""
@@ -543,6 +618,8 @@ class Lobby:
         codes of the tables restored."""
         if not self.store.durable:
             return []
+        if self.shared is not None:
+            self._lobby_id = await self.shared.lobby_id()
         held = asyncio.get_running_loop().time() + self.empty_after
         for stored in await self.store.load():
             try:
@@ -556,6 +633,7 @@ class Lobby:
             self.tables[table.code] = table
             if table.dealer is not None:
                 table.dealer.start()
+        self._share()
         return list(self.tables)
 
     def _rebuilt(self, stored: StoredTable) -> SharedTable:
@@ -564,7 +642,7 @@ class Lobby:
         creator = Player(record.creator.identity, record.creator.name)
         table = SharedTable(record.code, setup, creator, record.stand_in)
         table.chat = ChatRoom(self.chat_rates)
-        table.seated = {seat: Player(p.identity, p.name) for seat, p in record.seated.items()}
+        table.seated = seated_of(record, setup)
         table.rejoin = dict(record.rejoin)
         if not record.started:
             return table
@@ -577,7 +655,179 @@ class Lobby:
         )
         dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
         dealer.caught_up()
+        if self.shared is not None:
+            dealer.plays_ai = False  # until this host holds the table's lease
         return table
+
+    # --- many hosts ------------------------------------------------------------------------
+
+    def _claim(
+        self, table: SharedTable, seat: int, mode: str, player: Player, before: str = ""
+    ) -> None:
+        """Claim (or free, or pass on) a seat in the shared store, for every host: if
+        another host gave it to someone first, this host takes the table as Redis has it."""
+        if self.shared is None or table.campaign is not None:
+            return
+        who = Seating(player.identity, player.name, table.rejoin.get(seat, ""))
+        shared = self.shared
+
+        async def claim() -> None:
+            try:
+                for _ in range(20):
+                    try:
+                        done = await shared.seat(table.code, seat, mode, who, before)
+                        break
+                    except StoreAway:
+                        await asyncio.sleep(0.5)
+                else:
+                    return
+            finally:
+                self._claiming[table.code] -= 1
+                if not self._claiming[table.code]:
+                    del self._claiming[table.code]
+            if not done:
+                log.info("seat %d of table %s went to someone else", seat, table.code)
+            await self._refresh(table.code)
+
+        self._claiming[table.code] = self._claiming.get(table.code, 0) + 1
+
+        task = asyncio.get_running_loop().create_task(claim())
+        self._claims.add(task)
+        task.add_done_callback(self._claims.discard)
+
+    def _share(self) -> None:
+        """Follow the shared lobby and beat, from now on (a lobby on a Redis store)."""
+        if self.shared is not None and not self._tasks:
+            loop = asyncio.get_running_loop()
+            self._tasks = [
+                loop.create_task(self._follow(self.shared), name="lobby-follow"),
+                loop.create_task(self._beat(self.shared), name="lobby-beat"),
+            ]
+
+    def _wake_beat(self) -> None:
+        self._beaten.set()
+
+    async def _follow(self, shared: RedisStore) -> None:
+        """Follow the lobby's changes and the logs of the started tables, in one blocking
+        read: a changed table is read again, a logged decision applied by its dealer."""
+        away = False
+        while True:
+            logs = {
+                code: table.dealer.journal.version
+                for code, table in self.tables.items()
+                if table.dealer is not None and table.dealer.journal is not None
+            }
+            try:
+                if away:  # back after a gap: read every table again
+                    away = False
+                    for code in (await shared.codes()) | set(self.tables):
+                        await self._refresh(code)
+                changes = await shared.follow(self._lobby_id, logs, FOLLOW_BLOCK_MS)
+                self._lobby_id = changes.lobby_id
+                for code in sorted(changes.tables | self._stale):
+                    await self._refresh(code)
+                for code, items in changes.logs.items():
+                    table = self.tables.get(code)
+                    if table is not None and table.dealer is not None:
+                        await table.dealer.absorb(items)
+            except StoreAway:
+                away = True
+                await asyncio.sleep(0.5)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # one bad table must not stop this host following the rest
+                log.exception("following the shared lobby failed")
+                await asyncio.sleep(0.5)
+
+    async def _refresh(self, code: str) -> None:
+        """Take a table as the shared store has it now: new here, changed (seats, its
+        creator, started), or gone (closed by another host) (StoreAway)."""
+        assert self.shared is not None
+        table = self.tables.get(code)
+        if table is not None and table.campaign is not None:
+            return  # a campaign's table is its host's alone
+        if self.shared.pending(code) or code in self._claiming:
+            self._stale.add(code)  # this host's own change is on its way: read it after
+            return
+        self._stale.discard(code)
+        stored = await self.shared.table(code, entries=False)
+        if stored is None:
+            if table is not None:
+                self.close(table, keep=True)  # the store has forgotten it already
+            return
+        record = stored.record
+        if table is None:
+            if len(self.tables) >= MAX_TABLES:
+                return
+            entries = await self.shared.entries(code) if record.started else []
+            try:
+                table = self._rebuilt(StoredTable(record, entries))
+            except (ValueError, IllegalAction) as err:
+                log.warning("table %s cannot be rebuilt from the store: %s", code, err)
+                return
+            if code in self.tables:  # made here meanwhile
+                return
+            table.held_until = asyncio.get_running_loop().time() + HELD_NEW
+            self.tables[code] = table
+            if table.dealer is not None:
+                table.dealer.start()
+            return
+        if record.started and table.dealer is None:
+            table.setup = decode_setup(record.setup)  # as played
+        table.creator = Player(record.creator.identity, record.creator.name)
+        table.seated = seated_of(record, table.setup)
+        table.rejoin = dict(record.rejoin)
+        if table.dealer is not None:
+            table.dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
+            return
+        if record.started:
+            entries = await self.shared.entries(code)
+            if table.dealer is not None or self.tables.get(code) is not table:
+                return
+            live = LiveTable(table.setup)
+            journal = Journal(self.store, code)
+            dealer = Dealer(live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in)
+            dealer.journal = journal
+            dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
+            dealer.plays_ai = False
+            for entry in entries:  # begun a moment ago: shown from its start here
+                apply_entry(live, entry)
+                journal.version += 1
+            table.dealer = dealer
+            dealer.start()
+
+    async def _beat(self, shared: RedisStore) -> None:
+        """Each second: say who follows each table from this host, learn who does from
+        any, and take or keep the lease on the AI seats of the started tables."""
+        while True:
+            self._beaten.clear()
+            here: dict[str, dict[str, str]] = {}
+            for code, table in self.tables.items():
+                if table.dealer is not None:
+                    who_here = table.dealer.present()
+                else:
+                    seated = {p.identity for p in table.seated.values()}
+                    who_here = {who for who in seated if self.here(who)} | set(table.watchers)
+                here[code] = {who: self.name_of(who) for who in who_here}
+            leases = [
+                code
+                for code, table in self.tables.items()
+                if table.dealer is not None and table.dealer.journal is not None
+            ]
+            try:
+                self.elsewhere, held = await shared.beat(self.host_id, here, leases)
+            except StoreAway:
+                held = set()
+            for code, table in self.tables.items():
+                table.elsewhere = set(self.elsewhere.get(code, ()))
+                if table.dealer is not None:
+                    table.dealer.elsewhere = table.elsewhere
+            for code in leases:
+                dealer = self.tables[code].dealer if code in self.tables else None
+                if dealer is not None:
+                    dealer.set_plays_ai(code in held)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._beaten.wait(), BEAT)
 
     def _new_code(self) -> str:
         while True:
@@ -591,6 +841,16 @@ class Lobby:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(REJOIN_LENGTH))
             if code not in taken:
                 return code
+
+
+def seated_of(record: TableRecord, setup: TableSetup) -> dict[int, Player]:
+    """Who sits where, by a record: at a started table, in the seats played by people
+    only (one claimed on another host as the table started is the stand-in's)."""
+    return {
+        seat: Player(p.identity, p.name)
+        for seat, p in record.seated.items()
+        if not record.started or (seat < len(setup.seats) and setup.seats[seat].human)
+    }
 
 
 def record_of(table: SharedTable) -> TableRecord:

@@ -111,6 +111,7 @@ async def test_racing_appliers_leave_the_log_of_one_process(tmp_path):
             code = f"R{race}"
             setup = duel(seed=race)
             first.save(record(code, setup))
+            await first.flush()  # the table is there before either applies to it
             rng = random.Random(race)
             (one, took_one), (two, took_two) = await asyncio.gather(
                 applier(first, code, setup, random.Random(rng.random()), 12),

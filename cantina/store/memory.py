@@ -14,6 +14,7 @@ lets the tests run the recording path without a Redis.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Protocol
 
@@ -46,8 +47,9 @@ class TableStore(Protocol):
     async def load(self) -> list[StoredTable]:
         """Every open table, with its log, for a host that starts (StoreAway)."""
 
-    def save(self, record: TableRecord) -> None:
-        """Keep a table's record (its newest only; it lands before the next append)."""
+    def save(self, record: TableRecord, *, new: bool = False) -> None:
+        """Keep a table's record (its newest only; it lands before the next append);
+        `new` for a table just opened (a shared store opens no other)."""
 
     def drop(self, code: str) -> None:
         """Forget a closed table, its record and log."""
@@ -97,7 +99,7 @@ class InProcessStore:
             for code, record in self.records.items()
         ]
 
-    def save(self, record: TableRecord) -> None:
+    def save(self, record: TableRecord, *, new: bool = False) -> None:
         if self.durable:
             self.records[record.code] = record
 
@@ -133,13 +135,21 @@ class Journal:
         self.code = code
         self.version = version
         """How many entries of the table's log this host has applied."""
+        self.lock = asyncio.Lock()
+        """Held while the version moves: a decision recorded here, or decisions another
+        host recorded, read from the table's stream (`Dealer.absorb`)."""
 
     async def record(self, entry: Entry) -> tuple[list[Entry], bool]:
         """Append `entry` under this host's version: the entries to apply now, in order
         (the log's since this host's version: just `entry` when it was accepted, else
         what other appliers recorded first), and whether `entry` is among them. A call
         whose answer was lost (StoreAway) may be made again with the same entry: it is
-        found in the log then, and applied once. The caller applies the entries at once."""
+        found in the log then, and applied once. The caller applies the entries at once
+        (with no await between: no other applier comes between)."""
+        async with self.lock:
+            return await self._record(entry)
+
+    async def _record(self, entry: Entry) -> tuple[list[Entry], bool]:
         if await self.store.append(self.code, self.version, entry):
             self.version += 1
             return [entry], True

@@ -8,6 +8,12 @@ table's keys on one node and the append script may touch them together):
   `version` (how many decisions its log holds).
 - `cantina:{CODE}:log`, a stream: one item per decision, its ID `0-N` for decision N and
   its field `e` the entry (JSON); a host that follows the table reads it from any ID on.
+- `cantina:{CODE}:seats`, a hash: who sits at each seat (JSON), claimed by one script, so
+  two hosts cannot give one seat to two people (`seat`).
+- `cantina:{CODE}:here`, a hash: who follows the table from some host, each until when
+  (ms); `cantina:{CODE}:ai`: the lease of the host that plays the AI seats (`beat`).
+- `cantina:lobby`, a stream: one item (`c`, the code) each time a table's record or seats
+  change or it closes, so every host's lobby learns of it at once (`follow`).
 
 A decision is appended by one Lua script, which checks the table's version, adds the item
 and bumps the version at once: a host applying a decision to a version no longer current
@@ -20,9 +26,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
+import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -33,6 +41,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from cantina.store.memory import StatusListener, StoreAway
 from cantina.store.records import (
     Entry,
+    SeatedRecord,
     StoredTable,
     TableRecord,
     decode_entry,
@@ -56,6 +65,105 @@ return -2
 """Append entry ARGV[2] if the table's version is ARGV[1]: -2 when appended, -1 when the
 table is not there, else the table's version (the entry came too late)."""
 
+KEEP = """
+if ARGV[2] ~= '1' and redis.call('HGET', KEYS[1], 'started') == '1' then return 0 end
+if ARGV[2] ~= '1' and ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[1])
+redis.call('HSETNX', KEYS[1], 'version', 0)
+if ARGV[2] == '1' and redis.call('HGET', KEYS[1], 'started') ~= '1' then
+  redis.call('HSET', KEYS[1], 'started', '1')
+  redis.call('DEL', KEYS[4])
+  for seat, who in pairs(cjson.decode(ARGV[5])) do
+    redis.call('HSET', KEYS[4], seat, cjson.encode(who))
+  end
+end
+redis.call('SADD', KEYS[2], ARGV[3])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', 10000, '*', 'c', ARGV[3])
+return 1
+"""
+"""Keep a table's record ARGV[1] (started: ARGV[2] is '1'; a new table: ARGV[4] is '1'),
+unless the table has started and this record is one from before, or it is gone and this
+is not a new one: a host that had not heard of the start (or the close) yet does not take
+the table back to its waiting room (or open it again). The record that starts the table
+sets its seats (ARGV[5]) as they were played: a claim still on its way is too late. The
+lobby is told."""
+
+SEAT = """
+local seat, who, mode = ARGV[1], ARGV[2], ARGV[4]
+local held = redis.call('HGET', KEYS[2], seat)
+local holder = held and cjson.decode(held).identity or nil
+if mode == 'sit' then
+  if redis.call('HGET', KEYS[1], 'started') == '1' then return 0 end
+  if holder then return holder == who and 1 or 0 end
+  for _, value in ipairs(redis.call('HVALS', KEYS[2])) do
+    if cjson.decode(value).identity == who then return 0 end
+  end
+  redis.call('HSET', KEYS[2], seat, ARGV[3])
+elseif mode == 'leave' then
+  if holder ~= who then return 0 end
+  redis.call('HDEL', KEYS[2], seat)
+else
+  if holder ~= ARGV[5] then return 0 end
+  redis.call('HSET', KEYS[2], seat, ARGV[3])
+end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', 10000, '*', 'c', ARGV[6])
+return 1
+"""
+"""Change who sits at seat ARGV[1], as identity ARGV[2] (record ARGV[3]): `sit` takes a
+free seat of a table not started (not a second seat for one person), `leave` frees one's
+own, `reseat` gives the seat held by ARGV[5] to another (a guest's rejoin code). 1 when
+done (and the lobby told), 0 when refused."""
+
+LEASE = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+"""Take or keep the lease KEYS[1] for host ARGV[1], for ARGV[2] ms: 1 if it is held."""
+
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+"""Let go of lease KEYS[1] if host ARGV[1] holds it."""
+
+LEASE_MS = 4000
+"""How long a host's lease on a table's AI seats lasts unless renewed (every beat)."""
+HERE_MS = 4000
+"""How long a host's word that someone follows a table holds unless said again."""
+
+
+class Seating(msgspec.Struct, frozen=True):
+    """Who sits at a seat, as the seats hash keeps it."""
+
+    identity: str
+    name: str
+    rejoin: str = ""
+
+
+def seats_of(record: TableRecord) -> bytes:
+    """A record's seats as the seats hash keeps them (JSON, by seat)."""
+    seats = {
+        str(seat): Seating(who.identity, who.name, record.rejoin.get(seat, ""))
+        for seat, who in record.seated.items()
+    }
+    return msgspec.json.encode(seats)
+
+
+class Changes(NamedTuple):
+    """What `follow` read: the lobby's tables that changed, and new log entries by table
+    (each with its number in the log)."""
+
+    lobby_id: str
+    tables: set[str]
+    logs: dict[str, list[tuple[int, Entry]]]
+
+
 RETRY_WRITES = 0.5
 """Seconds between tries of a record that could not be written (Redis away)."""
 AWAY_ERRORS = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
@@ -73,6 +181,15 @@ class RedisStore:
         self._reached = False
         self._listeners: list[StatusListener] = []
         self._append = client.register_script(APPEND)
+        self._keep = client.register_script(KEEP)
+        self._seat = client.register_script(SEAT)
+        self._lease = client.register_script(LEASE)
+        self._release = client.register_script(RELEASE)
+        self._held: tuple[str, set[str]] = ("", set())
+        """The host that beats through this store, and the leases it held at its last
+        beat: let go of as the store closes, so another host takes over at once."""
+        self._new: set[str] = set()
+        """Tables opened here whose first record is still to be written."""
         self._waiting: dict[str, TableRecord | None] = {}
         """Records to write (None: a table to forget), newest only, by code."""
         self._writing = asyncio.Lock()
@@ -106,6 +223,19 @@ class RedisStore:
 
     def log_key(self, code: str) -> str:
         return f"{self.prefix}{{{code}}}:log"
+
+    def seats_key(self, code: str) -> str:
+        return f"{self.prefix}{{{code}}}:seats"
+
+    def here_key(self, code: str) -> str:
+        return f"{self.prefix}{{{code}}}:here"
+
+    def lease_key(self, code: str) -> str:
+        return f"{self.prefix}{{{code}}}:ai"
+
+    @property
+    def lobby_key(self) -> str:
+        return f"{self.prefix}lobby"
 
     # --- reaching Redis --------------------------------------------------------------------
 
@@ -144,21 +274,51 @@ class RedisStore:
         codes = sorted(bytes(c).decode() for c in members)
         found: list[StoredTable] = []
         for code in codes:
-            raw: Any = await self._call(self.client.hget(self.table_key(code), "record"))
-            if raw is None:
-                continue
-            try:
-                record = decode_record(raw)
-                entries = await self.entries(code)
-            except ValueError as err:  # damaged: said, and left where it is
-                log.warning("table %s in redis cannot be read: %s", code, err)
-                continue
-            found.append(StoredTable(record, entries))
+            stored = await self.table(code)
+            if stored is not None:
+                found.append(stored)
         return found
 
-    def save(self, record: TableRecord) -> None:
+    async def codes(self) -> set[str]:
+        """The codes of every open table (StoreAway)."""
+        members: Any = await self._call(self.client.smembers(self.index))
+        return {bytes(c).decode() for c in members}
+
+    async def table(self, code: str, *, entries: bool = True) -> StoredTable | None:
+        """One table with its seats as claimed (and its log, unless not asked): None when
+        it is not there, or cannot be read (said in the log) (StoreAway)."""
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hget(self.table_key(code), "record")
+            pipe.hgetall(self.seats_key(code))
+            raw, seats = await self._call(pipe.execute())
+        if raw is None:
+            return None
+        try:
+            record = decode_record(raw)
+            if seats:
+                held = {int(k): msgspec.json.decode(v, type=Seating) for k, v in seats.items()}
+                record = msgspec.structs.replace(
+                    record,
+                    seated={k: SeatedRecord(s.identity, s.name) for k, s in held.items()},
+                    rejoin={k: s.rejoin for k, s in held.items() if s.rejoin},
+                )
+            log_entries = await self.entries(code) if entries else []
+        except (ValueError, msgspec.DecodeError) as err:  # damaged: said, and left there
+            log.warning("table %s in redis cannot be read: %s", code, err)
+            return None
+        return StoredTable(record, log_entries)
+
+    def save(self, record: TableRecord, *, new: bool = False) -> None:
+        """Keep a table's record (behind: see the module's notes); `new` for a table just
+        opened, the only record that may make one in Redis."""
+        if new:
+            self._new.add(record.code)
         self._waiting[record.code] = record
         self._wake_writer()
+
+    def pending(self, code: str) -> bool:
+        """Whether this host has a record of the table (or its closing) still to write."""
+        return code in self._waiting
 
     def drop(self, code: str) -> None:
         self._waiting[code] = None
@@ -188,17 +348,44 @@ class RedisStore:
             if code not in self._waiting:
                 return
             record = self._waiting[code]
-            async with self.client.pipeline(transaction=True) as pipe:
-                if record is None:
+            if record is None:
+                async with self.client.pipeline(transaction=True) as pipe:
                     pipe.srem(self.index, code)
-                    pipe.delete(self.table_key(code), self.log_key(code))
-                else:
-                    pipe.hset(self.table_key(code), "record", encode(record))
-                    pipe.hsetnx(self.table_key(code), "version", 0)
-                    pipe.sadd(self.index, code)
-                await self._call(pipe.execute())
+                    pipe.delete(
+                        self.table_key(code),
+                        self.log_key(code),
+                        self.seats_key(code),
+                        self.here_key(code),
+                        self.lease_key(code),
+                    )
+                    pipe.xadd(self.lobby_key, {"c": code}, maxlen=10000, approximate=True)
+                    await self._call(pipe.execute())
+            else:
+                await self._call(
+                    self._keep(
+                        keys=[
+                            self.table_key(code),
+                            self.index,
+                            self.lobby_key,
+                            self.seats_key(code),
+                        ],
+                        args=[
+                            encode(record),
+                            "1" if record.started else "0",
+                            code,
+                            "1" if code in self._new else "0",
+                            seats_of(record),
+                        ],
+                    )
+                )
+                self._new.discard(code)
             if self._waiting.get(code, record) is record:  # nothing newer came meanwhile
                 self._waiting.pop(code, None)
+
+    async def flush(self) -> None:
+        """Write every record waiting now, at once (StoreAway: they wait still)."""
+        for code in list(self._waiting):
+            await self._flush(code)
 
     async def append(self, code: str, version: int, entry: Entry) -> bool:
         await self._flush(code)  # the table's record first: its setup, before decisions
@@ -216,13 +403,97 @@ class RedisStore:
         except (KeyError, ValueError) as err:
             raise ValueError(f"a damaged log: {err}") from None
 
+    # --- many hosts ------------------------------------------------------------------------
+
+    async def seat(
+        self,
+        code: str,
+        seat: int,
+        mode: str,
+        who: Seating,
+        before: str = "",
+    ) -> bool:
+        """Change a seat at once for every host (see SEAT): `sit`, `leave`, or `reseat`
+        (from identity `before`); whether it was done (StoreAway)."""
+        answer: Any = await self._call(
+            self._seat(
+                keys=[self.table_key(code), self.seats_key(code), self.lobby_key],
+                args=[seat, who.identity, msgspec.json.encode(who), mode, before, code],
+            )
+        )
+        return int(answer) == 1
+
+    async def lobby_id(self) -> str:
+        """The ID of the lobby's newest change, to follow it from (StoreAway)."""
+        newest: Any = await self._call(self.client.xrevrange(self.lobby_key, count=1))
+        return bytes(newest[0][0]).decode() if newest else "0-0"
+
+    async def follow(self, lobby_id: str, logs: dict[str, int], block_ms: int) -> Changes:
+        """Wait (up to `block_ms`) for the lobby to change after `lobby_id`, or a table of
+        `logs` (code: the version this host is at) to log a decision (StoreAway)."""
+        streams: dict[Any, Any] = {self.lobby_key: lobby_id}
+        streams |= {self.log_key(code): f"0-{version}" for code, version in logs.items()}
+        answer: Any = await self._call(self.client.xread(streams, block=block_ms))
+        changes = Changes(lobby_id, set(), {})
+        by_key = {self.log_key(code): code for code in logs}
+        for key, items in answer or []:
+            name = bytes(key).decode()
+            if name == self.lobby_key:
+                changes.tables.update(bytes(f[b"c"]).decode() for _, f in items)
+                changes = changes._replace(lobby_id=bytes(items[-1][0]).decode())
+            elif name in by_key:
+                changes.logs[by_key[name]] = [
+                    (int(bytes(i).split(b"-")[1]), decode_entry(f[b"e"])) for i, f in items
+                ]
+        return changes
+
+    async def beat(
+        self, host: str, here: dict[str, dict[str, str]], leases: list[str]
+    ) -> tuple[dict[str, dict[str, str]], set[str]]:
+        """One beat of a host (each second): say who follows each of its tables from it
+        (identity: name), take or keep the lease on the AI seats of `leases`; who follows
+        each table from any host, and the leases this host holds (StoreAway)."""
+        now = int(time.time() * 1000)
+        codes = list(here)
+        async with self.client.pipeline(transaction=False) as pipe:
+            for code in codes:
+                if here[code]:
+                    until = now + HERE_MS
+                    said: dict[Any, Any] = {w: f"{until}:{n}" for w, n in here[code].items()}
+                    pipe.hset(self.here_key(code), mapping=said)
+                    pipe.pexpire(self.here_key(code), HERE_MS * 3)
+                pipe.hgetall(self.here_key(code))
+            answers = await self._call(pipe.execute())
+        found = [a for a in answers if isinstance(a, dict)]
+        present: dict[str, dict[str, str]] = {}
+        for code, got in zip(codes, found, strict=True):
+            present[code] = {}
+            for who, value in got.items():
+                expiry, _, name = bytes(value).decode().partition(":")
+                if expiry.isdigit() and int(expiry) > now:
+                    present[code][bytes(who).decode()] = name
+        held: set[str] = set()
+        for code in leases:
+            answer: Any = await self._call(
+                self._lease(keys=[self.lease_key(code)], args=[host, LEASE_MS])
+            )
+            if int(answer) == 1:
+                held.add(code)
+        self._held = (host, held)
+        return present, held
+
     async def close(self) -> None:
-        """Write what waits (if Redis can be reached, within a few seconds), let go."""
+        """Write what waits (if Redis can be reached, within a few seconds), give up the
+        leases this host held (its tables have stopped here), let go."""
         try:
             async with asyncio.timeout(3):
                 for code in list(self._waiting):
                     with contextlib.suppress(StoreAway):
                         await self._flush(code)
+                host, held = self._held
+                for code in held:
+                    with contextlib.suppress(StoreAway):
+                        await self._call(self._release(keys=[self.lease_key(code)], args=[host]))
         except TimeoutError:
             log.warning("redis: %d table records were not written", len(self._waiting))
         if self._writer is not None:

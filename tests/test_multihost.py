@@ -1,0 +1,554 @@
+"""Many hosts, one cantina: lobbies sharing one real redis-server. A table opened on one
+host shows in the other's lobby; a seat goes to one person however many hosts claim it at
+once; a pick made on either host is applied by both, once, in order; the AI seats are
+played by the one host holding the table's lease, and by another when that one stops."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from collections.abc import Callable
+
+import test_ssh
+from redis_server import free_port, needs_redis, redis_server  # noqa: F401
+from ssh_clients import OpenSSH, plain
+from test_ssh import Keys, needs_openssh, set_a_shared_table, take_turns
+from test_store_ssh import next_offer, replayed, serve
+
+from cantina.dealer import ASKING, OVER, Pace, Place
+from cantina.games.valdes import ValDesSettings
+from cantina.live import LiveTable
+from cantina.lobby import Lobby, Player, SharedTable, record_of
+from cantina.seating import Seat, TableSetup
+from cantina.store.records import Entry, decode_record
+from cantina.store.redis_store import RedisStore
+
+pytestmark = needs_redis
+
+FAST = Pace(beat=0, roll=0)
+
+keys = test_ssh.keys
+own_config = test_ssh.own_config
+
+
+def four_seats(seed: int = 9) -> TableSetup:
+    """Val-Des for two people and two AIs."""
+    seats = (Seat("Ana"), Seat("Bo"), Seat("Cyd", "Expert"), Seat("Dee", "Bold"))
+    return TableSetup("valdes", ValDesSettings(seats=4), seats, seed)
+
+
+async def until(check: Callable[[], object], timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+def count_thoughts(table: LiveTable) -> list[int]:
+    """Count the AI's choices made for this copy of the table (one item each)."""
+    thought: list[int] = []
+    choose = table.ai_move
+
+    def counted(game=None):
+        thought.append(1)
+        return choose(game)
+
+    table.ai_move = counted  # type: ignore[method-assign]
+    return thought
+
+
+async def host(url: str) -> Lobby:
+    lobby = Lobby(store=RedisStore.from_url(url), pace=FAST, away_grace=600)
+    await lobby.restore()
+    return lobby
+
+
+async def stop(*lobbies: Lobby) -> None:
+    for lobby in lobbies:
+        lobby.close_all()
+        await lobby.store.close()
+
+
+ANA = Player("key:ana", "Ana")
+BO = Player("key:bo", "Bo")
+
+
+async def test_a_table_opened_on_one_host_is_joined_and_played_from_another(
+    redis_server,  # noqa: F811
+):
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        a.arrived(ANA)
+        b.arrived(BO)
+        table = a.create(four_seats(), ANA)
+        await until(lambda: table.code in b.tables and b.tables[table.code].seated)
+        there = b.tables[table.code]
+        assert there.seated == {0: ANA} and not there.started
+        await until(lambda: b.name_of(ANA.identity) == "Ana")  # present on host A
+        assert b.join(there, BO) == 1
+        await until(lambda: table.seated.get(1) == BO)  # host A sees Bo sit down
+        dealer = a.start(table, ANA)
+        thoughts = {"a": count_thoughts(dealer.table)}
+        await until(lambda: there.started)
+        other = there.dealer
+        assert other is not None
+        thoughts["b"] = count_thoughts(other.table)
+        ana_at, bo_at = table.place_of(ANA), there.place_of(BO)
+        rng = random.Random(4)
+        picks = 0
+        while dealer.turn.kind != OVER:
+            await until(lambda: dealer.turn.kind in (ASKING, OVER) and other.turn == dealer.turn)
+            if dealer.turn.kind == OVER:
+                break
+            seat = dealer.turn.seat
+            moves = len(table.live.moves)
+            if seat == 0:
+                dealer.pick(ana_at, rng.choice(dealer.turn.decision.options))
+            else:  # Bo's pick, made on host B, reaches host A
+                other.pick(bo_at, rng.choice(other.turn.decision.options))
+            picks += 1
+            await until(lambda moves=moves: len(table.live.moves) > moves)
+        await until(lambda: other.turn.kind == OVER)
+        assert picks >= 2
+        assert table.live.log == there.live.log and table.live.moves == there.live.moves
+        ai_seats = {2, 3}
+        assert any(m.seat in ai_seats for m in table.live.moves)
+        entries = await a.store.entries(table.code)
+        assert len(entries) == len(table.live.moves) == len({e.id for e in entries})
+        # one host held the lease and thought for every AI move; the other never thought
+        assert dealer.plays_ai != other.plays_ai
+        holder, follower = ("a", "b") if dealer.plays_ai else ("b", "a")
+        assert thoughts[holder] and not thoughts[follower]
+    finally:
+        await stop(a, b)
+
+
+async def test_one_seat_claimed_from_two_hosts_at_once_goes_to_one_person(
+    redis_server,  # noqa: F811
+):
+    """Ana's table has one free seat; Bo on host B and Cy on host C take it at the same
+    moment. Redis gives it to one; every host ends up with the same one in it."""
+    a, b, c = [await host(redis_server.url) for _ in range(3)]
+    try:
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Second")), seed=3)
+        table = a.create(setup, ANA)
+        await until(lambda: table.code in b.tables and table.code in c.tables)
+        await until(lambda: b.tables[table.code].seated and c.tables[table.code].seated)
+        cy = Player("key:cy", "Cy")
+        b.join(b.tables[table.code], BO)  # each host seats them at once, as the screen asks
+        c.join(c.tables[table.code], cy)
+        store = a.shared
+        assert store is not None
+
+        async def agreed() -> bool:
+            stored = await store.table(table.code, entries=False)
+            assert stored is not None
+            held = stored.record.seated.get(1)
+            views = [lobby.tables[table.code].seated.get(1) for lobby in (a, b, c)]
+            return held is not None and all(
+                v is not None and v.identity == held.identity for v in views
+            )
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 15
+        while not await agreed():
+            assert loop.time() < deadline, [lobby.tables[table.code].seated for lobby in (a, b, c)]
+            await asyncio.sleep(0.05)
+        winner = table.seated[1].identity
+        assert winner in (BO.identity, cy.identity)
+        loser = b if winner == cy.identity else c
+        assert loser.tables[table.code].seat_of(BO.identity if loser is b else cy.identity) is None
+    finally:
+        await stop(a, b, c)
+
+
+async def test_the_ai_seats_go_on_on_another_host_when_the_lease_holder_stops(
+    redis_server,  # noqa: F811
+):
+    """Two hosts follow a table with AI seats; the host holding its lease stops without
+    a word (its tasks end, nothing is dropped): within the lease the other takes over and
+    the AI seats play on, each decision applied once."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        setup = TableSetup(
+            "valdes",
+            ValDesSettings(seats=3),
+            (Seat("Ana"), Seat("Cyd", "Expert"), Seat("Dee", "Bold")),
+            seed=21,
+        )
+        table = a.create(setup, ANA)
+        a.start(table, ANA)
+        await until(lambda: table.code in b.tables and b.tables[table.code].started)
+        mine, theirs = table, b.tables[table.code]
+        await until(lambda: mine.dealer.plays_ai or theirs.dealer.plays_ai)
+        holder, follower = (a, b) if mine.dealer.plays_ai else (b, a)
+        held, kept = holder.tables[table.code], follower.tables[table.code]
+        assert not kept.dealer.plays_ai
+        ana = kept.place_of(ANA)
+        await until(lambda: kept.dealer.turn.kind in (ASKING, OVER))
+        before = len(kept.live.moves)
+        # the holder dies: no more beats, no more dealing, its lease left to lapse
+        for task in holder._tasks:
+            task.cancel()
+        held.dealer.close()
+        if kept.dealer.turn.kind == ASKING and kept.dealer.turn.seat == 0:
+            kept.dealer.pick(ana, kept.dealer.turn.decision.options[0])
+        await until(lambda: kept.dealer.plays_ai, timeout=10)
+        await until(
+            lambda: (
+                any(m.seat in (1, 2) for m in kept.live.moves[before:])
+                or kept.dealer.turn.kind == OVER
+            ),
+            timeout=15,
+        )
+        entries = await follower.store.entries(table.code)
+        assert len(entries) == len({e.id for e in entries})
+    finally:
+        await stop(a, b)
+
+
+def seat_people(table: SharedTable) -> dict[int, str]:
+    return {seat: p.identity for seat, p in table.seated.items()}
+
+
+# --- real hosts, real SSH clients ------------------------------------------------------------
+
+
+DOINGS = "(rolls|stays|buys mercy|votes to|sets the stake|challenges|puts|takes|pays)"
+"""What the narration says a person at a Vigo's Favor table did."""
+
+
+async def play_to_the_end(players: dict[str, OpenSSH], limit: int = 150) -> None:
+    """Each player answers whatever they are offered with its first option (key 1), a
+    few times a second, until the game's result is on every player's screen."""
+    marks = {name: ssh.mark() for name, ssh in players.items()}
+
+    def over(name: str) -> bool:
+        return "Next round" in plain(bytes(players[name].output[marks[name] :]))
+
+    for _ in range(limit):
+        if all(over(name) for name in players):
+            return
+        for ssh in players.values():
+            ssh.send("1")
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"still playing after {limit} answers each")
+
+
+async def lease_holder(store: RedisStore, code: str) -> int:
+    """The process whose host holds the table's lease on its AI seats."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15
+    while (holder := await store.client.get(store.lease_key(code))) is None:
+        assert loop.time() < deadline, "no host took the table's AI seats"
+        await asyncio.sleep(0.1)
+    return int(bytes(holder).split(b"-")[0])
+
+
+async def checked_log(store: RedisStore, code: str) -> tuple[LiveTable, list[Entry]]:
+    """The table's log as Redis has it, each decision once, replayed from its seed by a
+    single process (IllegalAction if one had been lost or applied twice)."""
+    entries = await store.entries(code)
+    assert len({e.id for e in entries}) == len(entries)
+    record = decode_record(await store.client.hget(store.table_key(code), "record"))
+    return replayed(bytes(record.setup), entries), entries
+
+
+@needs_openssh
+async def test_two_hosts_play_one_table_to_its_end_and_a_third_shows_it(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """alice on host A sets a table, bob on host B joins it by its code, they play to
+    the game's end, each seeing the other's calls; carol watches from host C, and both
+    players' screens count her watching."""
+    store = RedisStore.from_url(redis_server.url)
+    hosts: list[asyncio.subprocess.Process] = []
+    clients: list[OpenSSH] = []
+    try:
+        ports = [free_port() for _ in range(3)]
+        for port in ports:
+            hosts.append((await serve(keys, port, redis_server.url, "--open"))[0])
+        alice = await OpenSSH.start(keys.player, ports[0], "-tt", user="alice")
+        bob = await OpenSSH.start(keys.partner, ports[1], "-tt", user="bob")
+        carol = await OpenSSH.start(keys.stranger, ports[2], "-tt", user="carol")
+        clients += [alice, bob, carol]
+        code = await set_a_shared_table(alice, bob, key="v", title="Vigo's Favor")
+        marks = {"alice": alice.mark(), "bob": bob.mark()}
+        await carol.expect(code)
+        await carol.expect("playing")
+        watching = carol.mark()
+        carol.send("w")
+        await carol.expect("Watching table", since=watching)
+        await alice.expect("1 watching", since=marks["alice"])  # carol, on another host
+        await bob.expect("1 watching", since=marks["bob"])
+
+        players = {"alice": alice, "bob": bob}
+        await play_to_the_end(players)
+        for ssh, since in ((alice, marks["alice"]), (bob, marks["bob"]), (carol, watching)):
+            await ssh.expect("It is over", since=since)  # the end, on all three hosts
+        table, entries = await checked_log(store, code)
+        assert table.game.pending is None  # the log is a whole game, to its end
+        humans = {i for i, seat in enumerate(table.setup.seats) if seat.human}
+        assert len(humans) == 2
+        for _ in range(8):  # rounds on, until each player has decided something
+            if {e.seat for e in entries} >= humans:
+                break
+            for ssh in players.values():
+                ssh.send("n")  # play on: the next round, once, for everyone
+            await play_to_the_end(players)
+            table, entries = await checked_log(store, code)
+        assert {e.seat for e in entries} >= humans
+        for ssh, since in ((alice, marks["alice"]), (bob, marks["bob"]), (carol, watching)):
+            told = plain(bytes(ssh.output[since:]))
+            for name in ("alice", "bob"):  # each one's doings, narrated on every screen
+                assert re.search(rf"{name}(, the Vigo,)? {DOINGS}", told), (name, told[-800:])
+    finally:
+        for client in clients:
+            client.kill()
+        for process in hosts:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        await store.close()
+
+
+@needs_openssh
+async def test_hosts_killed_mid_game_lose_no_decision_and_players_come_back_elsewhere(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """alice on host A, bob on host B, a third host C. The host holding the table's AI
+    lease is killed with -9 mid-game: another takes the lease and the AI seats play on;
+    a player whose host it was comes back through host C by their key and is asked the
+    same decision. Then a player's host not holding the lease is killed: the same. The
+    log in Redis holds every decision once, and a single process replays it."""
+    store = RedisStore.from_url(redis_server.url)
+    hosts: dict[int, asyncio.subprocess.Process] = {}
+    clients: list[OpenSSH] = []
+    player_keys = {"alice": keys.player, "bob": keys.partner}
+    try:
+        ports = [free_port() for _ in range(3)]
+        for port in ports:
+            hosts[port] = (await serve(keys, port, redis_server.url))[0]
+        alice = await OpenSSH.start(keys.player, ports[0], "-tt", user="alice")
+        bob = await OpenSSH.start(keys.partner, ports[1], "-tt", user="bob")
+        clients += [alice, bob]
+        code = await set_a_shared_table(alice, bob)
+        players = {"alice": alice, "bob": bob}
+        where = {"alice": ports[0], "bob": ports[1]}
+        await take_turns(players)
+        holder = await lease_holder(store, code)
+        ai_hosts = [port for port, process in hosts.items() if process.pid == holder]
+        assert len(ai_hosts) == 1
+
+        async def kill_host(port: int) -> None:
+            """kill -9 the host at `port`, at a moment a person is asked; whoever played
+            through it comes back through host C, by key, and is asked the same."""
+            offers = {name: ssh.mark() for name, ssh in players.items()}
+            asked = await next_offer(players, offers)
+            before = [e.id for e in await store.entries(code)]
+            hosts[port].kill()
+            await hosts[port].wait()
+            lost = [name for name, at in where.items() if at == port]
+            for name in lost:
+                players[name].kill()
+                players[name] = await OpenSSH.start(player_keys[name], ports[2], "-tt", user=name)
+                clients.append(players[name])
+                where[name] = ports[2]
+            await players[asked].expect(f"{asked}, call Val or Des", timeout=30)
+            assert [e.id for e in await store.entries(code)] == before
+            await take_turns(players, since={n: 0 if n in lost else offers[n] for n in players})
+            await take_turns(players)  # a round more: the AI seats play between
+            table, after = await checked_log(store, code)
+            assert [e.id for e in after[: len(before)]] == before
+            ai_seats = {i for i, seat in enumerate(table.setup.seats) if not seat.human}
+            assert any(e.seat in ai_seats for e in after[len(before) :])
+
+        await kill_host(ai_hosts[0])
+        assert await lease_holder(store, code) != holder  # another host took the AI seats
+        others = [port for port in where.values() if port != ports[2]]
+        if others:  # a player's host still up, the AI played elsewhere: kill it too
+            await kill_host(others[0])
+        assert set(where.values()) == {ports[2]} or ai_hosts[0] == ports[2]
+    finally:
+        for client in clients:
+            client.kill()
+        for process in hosts.values():
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        await store.close()
+
+
+async def test_a_late_record_from_another_host_neither_reopens_nor_unstarts_a_table(
+    redis_server,  # noqa: F811
+):
+    """Host B writes its (older) record of a table after host A closed it, or after A
+    started it: the closed table stays closed, the started one stays started."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        table = a.create(four_seats(), ANA)
+        await until(lambda: table.code in b.tables)
+        stale = record_of(b.tables[table.code])
+        a.close(table)
+        await until(lambda: table.code not in b.tables)
+        b.store.save(stale)
+        await b.store.close()  # writes what waits
+        assert await a.store.table(table.code) is None
+
+        b = await host(redis_server.url)
+        again = a.create(four_seats(), ANA)
+        await until(lambda: again.code in b.tables)
+        stale = record_of(b.tables[again.code])
+        a.start(again, ANA)
+        await until(lambda: b.tables[again.code].started)
+        b.store.save(stale)
+        await asyncio.sleep(0.5)
+        stored = await a.store.table(again.code)
+        assert stored is not None and stored.record.started
+        assert b.tables[again.code].started
+    finally:
+        await stop(a, b)
+
+
+async def test_a_host_that_stops_gives_up_its_leases_at_once(
+    redis_server,  # noqa: F811
+):
+    """A host closing in good order lets go of the leases it held: the AI seats of its
+    tables wait for no lapse before another host takes them."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        setup = TableSetup(
+            "valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Cyd", "Expert")), seed=5
+        )
+        table = a.create(setup, ANA)
+        a.start(table, ANA)
+        await until(lambda: table.dealer.plays_ai)
+        store = b.shared
+        assert store is not None
+        key = store.lease_key(table.code)
+        assert await store.client.get(key) == a.host_id.encode()
+        await stop(a)
+        assert await store.client.get(key) in (None, b.host_id.encode())
+        await until(lambda: b.tables[table.code].dealer.plays_ai)
+    finally:
+        await stop(b)
+
+
+async def test_picks_racing_at_two_hosts_leave_the_log_of_one_process(
+    redis_server,  # noqa: F811
+):
+    """200 decisions, each made at once on two hosts (a different random choice on
+    each, for the seat asked): one of each pair is taken, the other refused as too late;
+    both hosts' tables end alike, and alike a single process's replay of the log."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Bo")), seed=8)
+        table = a.create(setup, ANA)
+        await until(lambda: table.code in b.tables)
+        b.join(b.tables[table.code], BO)
+        await until(lambda: table.seated.get(1) == BO)
+        one = a.start(table, ANA)
+        await until(lambda: b.tables[table.code].started)
+        two = b.tables[table.code].dealer
+        assert two is not None
+        everywhere = Place(frozenset({0, 1}))  # both seats, from either host
+        rng = random.Random(15)
+        made = 0
+        while made < 200:
+            await until(
+                lambda: (
+                    one.turn.kind in (ASKING, OVER)
+                    and two.turn == one.turn
+                    and one.journal.version == two.journal.version
+                    and one.table.number == two.table.number
+                )
+            )
+            version = one.journal.version
+            if one.turn.kind == OVER:
+                one.next_game(everywhere, after=one.table.number)
+            else:
+                options = one.turn.decision.options
+                one.pick(everywhere, rng.choice(options))
+                two.pick(everywhere, rng.choice(options))
+                made += 1
+            await until(
+                lambda version=version: (
+                    one.journal.version > version and two.journal.version > version
+                )
+            )
+        await until(lambda: one.journal.version == two.journal.version)
+        await until(lambda: one.table.log == two.table.log)
+        table_replayed, entries = await checked_log(a.shared, table.code)
+        assert len(entries) == one.journal.version
+        assert one.table.number == table_replayed.number
+        assert table_replayed.log == one.table.log and table_replayed.moves == one.table.moves
+        late = [n for n in one.notices + two.notices if "came too late" in n]
+        assert len(late) == 200  # one of each pair was refused, and only one
+    finally:
+        await stop(a, b)
+
+
+async def test_a_redis_away_for_a_while_holds_both_hosts_and_play_goes_on(
+    redis_server,  # noqa: F811
+):
+    """Redis stops for two seconds while a pick made on host B waits to be recorded:
+    nothing moves on either host meanwhile; when it is back, the pick is applied once on
+    both, the AI seat plays on, and both hosts' tables and the log tell one story."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        setup = TableSetup(
+            "valdes",
+            ValDesSettings(seats=3),
+            (Seat("Ana"), Seat("Bo"), Seat("Cyd", "Expert")),
+            seed=12,
+        )
+        table = a.create(setup, ANA)
+        await until(lambda: table.code in b.tables)
+        b.join(b.tables[table.code], BO)
+        await until(lambda: table.seated.get(1) == BO)
+        one = a.start(table, ANA)
+        await until(lambda: b.tables[table.code].started)
+        two = b.tables[table.code].dealer
+        assert two is not None
+        places = {0: table.place_of(ANA), 1: b.tables[table.code].place_of(BO)}
+        dealers = {0: one, 1: two}
+
+        async def person_asked() -> int:
+            await until(
+                lambda: (
+                    one.turn.kind == ASKING
+                    and two.turn == one.turn
+                    and one.journal.version == two.journal.version
+                )
+            )
+            return one.turn.seat
+
+        async def pick_first() -> None:
+            seat = await person_asked()
+            version = one.journal.version
+            dealers[seat].pick(places[seat], one.turn.decision.options[0])
+            await until(lambda: min(one.journal.version, two.journal.version) > version)
+
+        await pick_first()
+        seat = await person_asked()
+        before = one.journal.version
+        redis_server.stop()
+        dealers[seat].pick(places[seat], one.turn.decision.options[-1])
+        await asyncio.sleep(2)
+        assert one.journal.version == two.journal.version == before  # it waits
+        redis_server.start()
+        await until(lambda: one.journal.version > before and two.journal.version > before)
+        for _ in range(3):  # play goes on, the AI seat with it
+            await pick_first()
+        await until(lambda: one.journal.version == two.journal.version)
+        await until(lambda: one.table.log == two.table.log)
+        replayed_table, entries = await checked_log(a.shared, table.code)
+        assert len(entries) == one.journal.version
+        assert replayed_table.log == one.table.log
+        assert any(e.seat == 2 for e in entries[before:])
+    finally:
+        await stop(a, b)
