@@ -48,8 +48,7 @@ host wrote to its log during the phase. Every attack ends with its phase.
 
     .venv/bin/python benchmarks/bench_ssh.py --abuse [--phase 12] [--attacks abcdef]
 
-With --abuse --workers 2, the same attacks (b to f) on one worker of two sharing Redis,
-and the honest sessions' p95 on each worker (benchmarks/ssh_workers_abuse.py).
+With --abuse --workers 2: b to f on one worker of two, p95 per worker (ssh_workers_abuse.py).
 
 With --costs, one session in this process, and what a Tab, a window change, `v` then Esc
 (a table's setup screen and back) and a letter cost the host, as the work meter of
