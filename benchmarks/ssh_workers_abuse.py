@@ -14,8 +14,9 @@ the client opens the TCP connection itself, and its local port is looked up in
 /proc/net/tcp (the host's end of it: its socket inode), and the inode among the workers'
 /proc/PID/fd. A connection that landed on another worker is closed before its SSH
 handshake and tried again (the kernel's SO_REUSEPORT hash picks the worker), so no other
-worker ever serves an attacking session; a session the host ends comes back to worker 1
-the same way. Attacks: b (Tab at 500 B/s), c (`v`/Esc), d (8 resize storms), e (bad
+worker ever serves an attacking session (each such socket is one line in that worker's
+log, `disconnect 127.0.0.2 (not logged in) after 0.0 s`); a session the host ends comes
+back to worker 1 the same way. Attacks: b (Tab at 500 B/s), c (`v`/Esc), d (8 resize storms), e (bad
 escapes), f (table hog); not a (its idle sockets are plain TCP, spread over every worker).
 
 For each phase and each worker: its honest keys' median, p95 and max, the p95's ratio to
