@@ -4,10 +4,12 @@
 redis-server of its own on 127.0.0.1), and honest sessions from 127.0.0.1 spread evenly
 over the workers (--per-worker each, 4 by default), each typing a key a second into the
 lobby's join-code field, timed to the first output after it (bench_ssh.py --abuse's
-typist: a key unanswered in 5 s counts as 5 s). First a quiet baseline, then each attack
-in turn (bench_ssh.py's own attack code, in a process of its own, from 127.0.0.2), for
---phase seconds each, every attacking session on worker 1 (the abuser's). BENCH_LOG=1
-prints the workers' log lines of each phase.
+typist: a key unanswered in 5 s counts as 5 s). First a quiet baseline; then a control,
+no attack but a process spinning --control of a core (0.8 by default, about what the
+resize storm's attacker and its worker take together: what competing for the cores does
+by itself); then each attack in turn (bench_ssh.py's own attack code, in a process of
+its own, from 127.0.0.2), for --phase seconds each, every attacking session on worker 1
+(the abuser's). BENCH_LOG=1 prints the workers' log lines of each phase.
 
 Which worker holds a connection is read from the host's side, without changing the host:
 the client opens the TCP connection itself, and its local port is looked up in
@@ -26,7 +28,7 @@ clients, the attacker and the workers share the machine: on 2 cores a busy abuse
 takes processor time from everyone, so the other workers' figures carry that too.
 
     .venv/bin/python benchmarks/bench_ssh.py --abuse --workers 2 [--phase 15]
-        [--attacks bcd] [--per-worker 4]
+        [--attacks bcd] [--per-worker 4] [--control 0.8]
 """
 
 from __future__ import annotations
@@ -59,6 +61,20 @@ from cantina.ssh.workers import serve_workers
 
 port, key, store, workers = int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 sys.exit(serve_workers(HostOptions(port=port, host_key=key, open=True, store=store), workers))
+"""
+
+SPIN = """
+import sys, time
+phase, share = float(sys.argv[1]), float(sys.argv[2])
+print(0, flush=True)
+sys.stdin.readline()
+end = time.perf_counter() + phase
+while time.perf_counter() < end:
+    started = time.perf_counter()
+    while time.perf_counter() - started < 0.01 * share:
+        pass
+    time.sleep(0.01 * (1 - share))
+print(f"spinning {time.process_time() / phase:.2f} s a second, no connection", flush=True)
 """
 
 PINNABLE = "bcdef"
@@ -220,7 +236,9 @@ def machine_busy() -> float:
     return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-async def phases(host: HostWorkers, log: IO[str], phase: float, which: str, per: int) -> None:
+async def phases(
+    host: HostWorkers, log: IO[str], phase: float, which: str, per: int, share: float
+) -> None:
     workers = host.workers
     abused = workers.pids[0]
     key = asyncssh.generate_private_key("ssh-ed25519")
@@ -246,11 +264,23 @@ async def phases(host: HostWorkers, log: IO[str], phase: float, which: str, per:
         flush=True,
     )
     base: dict[int, float] = {}
-    for name in bench_ssh.ATTACKS:
-        if name != "baseline" and (name[0] not in which or name[0] not in PINNABLE):
-            continue
+    control = f"control: {share:g} core" if share else ""
+    attacks = [n for n in bench_ssh.ATTACKS if n[0] in which and n[0] in PINNABLE]
+    for name in ["baseline", *([control] if control else []), *attacks]:
         process = None
-        if name != "baseline":
+        if name == control:  # no attack: a process taking as much processor time
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-c",
+                SPIN,
+                str(phase),
+                str(share),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+            )
+            assert process.stdout is not None
+            await process.stdout.readline()
+        elif name != "baseline":
             process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 __file__,
@@ -322,13 +352,13 @@ async def phases(host: HostWorkers, log: IO[str], phase: float, which: str, per:
             conn.close()
 
 
-async def run(count: int, phase: float, which: str, per: int) -> None:
+async def run(count: int, phase: float, which: str, per: int, share: float) -> None:
     with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryFile("w+") as log:
         redis = ssh_playing.Redis(Path(folder))
         try:
             host = HostWorkers(Path(folder) / "host_key", redis.url, count, log)
             try:
-                await phases(host, log, phase, which, per)
+                await phases(host, log, phase, which, per, share)
             finally:
                 host.stop()
         finally:
@@ -343,6 +373,12 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--phase", type=float, default=15.0, help="seconds of each attack")
     parser.add_argument("--attacks", default="bcd", help=f"which attacks, of {PINNABLE}")
     parser.add_argument("--per-worker", type=int, default=4, help="honest sessions on each")
+    parser.add_argument(
+        "--control",
+        type=float,
+        default=0.8,
+        help="share of a core a process spins for a phase with no attack (0: no such phase)",
+    )
     parser.add_argument("--attacker", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--pids", help=argparse.SUPPRESS)
@@ -355,10 +391,12 @@ def main(argv: list[str]) -> None:
         parser.error("--workers: 2 or more (one abuser's worker and at least one other)")
     if not set(args.attacks) <= set(PINNABLE):
         parser.error(f"--attacks: letters of {PINNABLE} (a's idle sockets cannot be pinned)")
+    if not 0 <= args.control <= 1:
+        parser.error("--control: a share of one core, 0 to 1")
     if not 1 <= args.per_worker <= 6:
         parser.error("--per-worker: 1 to 6 (a worker admits 8 sessions from one address)")
     os.environ.setdefault("CANTINA_CONFIG_DIR", tempfile.mkdtemp())
-    asyncio.run(run(args.workers, args.phase, args.attacks, args.per_worker))
+    asyncio.run(run(args.workers, args.phase, args.attacks, args.per_worker, args.control))
 
 
 if __name__ == "__main__":
