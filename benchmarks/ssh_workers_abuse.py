@@ -265,7 +265,9 @@ async def phases(
     )
     base: dict[int, float] = {}
     control = f"control: {share:g} core" if share else ""
-    attacks = [n for n in bench_ssh.ATTACKS if n[0] in which and n[0] in PINNABLE]
+    attacks = [
+        n for n in bench_ssh.ATTACKS if n != "baseline" and n[0] in which and n[0] in PINNABLE
+    ]
     for name in ["baseline", *([control] if control else []), *attacks]:
         process = None
         if name == control:  # no attack: a process taking as much processor time
