@@ -48,6 +48,8 @@ host wrote to its log during the phase. Every attack ends with its phase.
 
     .venv/bin/python benchmarks/bench_ssh.py --abuse [--phase 12] [--attacks abcdef]
 
+With --abuse --workers 2: b to f on one worker of two, p95 per worker (ssh_workers_abuse.py).
+
 With --costs, one session in this process, and what a Tab, a window change, `v` then Esc
 (a table's setup screen and back) and a letter cost the host, as the work meter of
 cantina/ssh/budget.py charges them (no share set, so nothing waits).
@@ -654,6 +656,10 @@ async def costs(rounds: int) -> None:
 
 
 def main() -> None:
+    if "--abuse" in sys.argv and any(a.split("=")[0] == "--workers" for a in sys.argv[1:]):
+        # one abuser among workers: its own module (which imports this one, so is run)
+        here = Path(__file__).with_name("ssh_workers_abuse.py")
+        os.execv(sys.executable, [sys.executable, str(here), *sys.argv[1:]])
     if ssh_playing.wanted(sys.argv[1:]):  # --playing, --store, --workers: its own module
         ssh_playing.main(sys.argv[1:])
         return
