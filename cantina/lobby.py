@@ -37,6 +37,7 @@ import hmac
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -92,6 +93,10 @@ FOLLOW_BLOCK_MS = 1000
 client's socket timeout)."""
 BEAT = 1.0
 """Seconds between a host's beats: who follows its tables, its leases kept."""
+CODE_POOL = 4
+"""Join codes a host of a shared lobby holds in Redis ahead of its next tables."""
+CODE_DRAWS = 32
+"""Draws a beat makes at most to top its pool up (each clash draws again)."""
 HELD_NEW = 5.0
 """Seconds a table another host opened is not swept here as left by its people: the
 other host says who follows it at its next beat."""
@@ -260,6 +265,11 @@ class Lobby:
         """Tables to read again once this host's own record of them has been written."""
         self._lobby_id = "0-0"
         self._beaten = asyncio.Event()
+        self.draw_code: Callable[[], str] = draw_code
+        """Where new join codes come from (tests force clashes through it)."""
+        self._codes: list[str] = []
+        """Join codes this host holds in the shared store for its next tables (`_reserve`):
+        another host drawing one of them draws again."""
 
     # --- people ----------------------------------------------------------------------------
 
@@ -620,6 +630,7 @@ class Lobby:
             return []
         if self.shared is not None:
             self._lobby_id = await self.shared.lobby_id()
+            await self._reserve(self.shared)
         held = asyncio.get_running_loop().time() + self.empty_after
         for stored in await self.store.load():
             try:
@@ -815,6 +826,7 @@ class Lobby:
                 if table.dealer is not None and table.dealer.journal is not None
             ]
             try:
+                await self._reserve(shared)
                 self.elsewhere, held = await shared.beat(self.host_id, here, leases)
             except StoreAway:
                 held = set()
@@ -829,9 +841,35 @@ class Lobby:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._beaten.wait(), BEAT)
 
+    async def _reserve(self, shared: RedisStore) -> None:
+        """Keep holding this host's join codes for its next tables (and those of its new
+        tables whose record is still on its way), and draw more until it holds
+        CODE_POOL: a code a table has, or another host holds, is drawn again (StoreAway)."""
+        waiting = [code for code in self.tables if shared.pending(code)]
+        held = await shared.reserve(self.host_id, [*self._codes, *waiting])
+        self._codes = [code for code in self._codes if code in held]
+        for _ in range(CODE_DRAWS):
+            if len(self._codes) >= CODE_POOL:
+                break
+            code = self.draw_code()
+            if code in self.tables or code in self._codes:
+                continue
+            if await shared.reserve(self.host_id, [code]):
+                self._codes.append(code)
+
     def _new_code(self) -> str:
+        """A join code no open table has: with a shared lobby, one this host holds in
+        the store (ValueError when it holds none just now)."""
+        if self.shared is not None:
+            while self._codes:
+                code = self._codes.pop(0)
+                if code not in self.tables:
+                    self._wake_beat()  # draw the next one
+                    return code
+            self._wake_beat()
+            raise ValueError("no table code is free just now (is Redis away?); try again")
         while True:
-            code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
+            code = self.draw_code()
             if code not in self.tables:
                 return code
 
@@ -841,6 +879,10 @@ class Lobby:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(REJOIN_LENGTH))
             if code not in taken:
                 return code
+
+
+def draw_code() -> str:
+    return "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
 
 
 def seated_of(record: TableRecord, setup: TableSetup) -> dict[int, Player]:

@@ -59,8 +59,10 @@ def count_thoughts(table: LiveTable) -> list[int]:
     return thought
 
 
-async def host(url: str) -> Lobby:
+async def host(url: str, draw: Callable[[], str] | None = None) -> Lobby:
     lobby = Lobby(store=RedisStore.from_url(url), pace=FAST, away_grace=600)
+    if draw is not None:
+        lobby.draw_code = draw
     await lobby.restore()
     return lobby
 
@@ -550,5 +552,40 @@ async def test_a_redis_away_for_a_while_holds_both_hosts_and_play_goes_on(
         assert len(entries) == one.journal.version
         assert replayed_table.log == one.table.log
         assert any(e.seat == 2 for e in entries[before:])
+    finally:
+        await stop(a, b)
+
+
+async def test_two_hosts_drawing_the_same_codes_at_once_open_tables_under_different_ones(
+    redis_server,  # noqa: F811
+):
+    """Both hosts' code sources give the same codes in the same order, and both start at
+    once: each code goes to one host (Redis holds it for it), the other draws again, and
+    four tables opened at the same moment, two on each host, have four codes, each table
+    shown on both hosts with its own creator."""
+    drawn = [letter * 4 for letter in "ABCDEFGHJKMNPQRS"]
+
+    def source() -> Callable[[], str]:
+        codes = iter(drawn * 3)
+        return lambda: next(codes)
+
+    a, b = await asyncio.gather(host(redis_server.url, source()), host(redis_server.url, source()))
+    try:
+        people = [Player(f"key:p{i}", f"P{i}") for i in range(4)]
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("A"), Seat("B")), seed=3)
+        tables = [(a if i % 2 else b).create(setup, who) for i, who in enumerate(people)]
+        codes = [t.code for t in tables]
+        assert len(set(codes)) == 4, codes
+        assert set(codes) <= set(drawn)
+        await until(lambda: all(code in a.tables and code in b.tables for code in codes))
+        for lobby in (a, b):
+            creators = {code: lobby.tables[code].creator.identity for code in codes}
+            assert creators == {t.code: t.creator.identity for t in tables}
+        store = a.shared
+        assert store is not None
+        assert await store.codes() == set(codes)
+        await until(lambda: len(a._codes) == len(b._codes) == 4)  # topped up again
+        assert not set(a._codes) & set(b._codes)
+        assert not set(a._codes + b._codes) & set(codes)
     finally:
         await stop(a, b)

@@ -12,6 +12,8 @@ table's keys on one node and the append script may touch them together):
   two hosts cannot give one seat to two people (`seat`).
 - `cantina:{CODE}:here`, a hash: who follows the table from some host, each until when
   (ms); `cantina:{CODE}:ai`: the lease of the host that plays the AI seats (`beat`).
+- `cantina:{CODE}:code`: a join code a host has drawn and holds for its next tables
+  (`reserve`, renewed at each beat): two hosts opening tables at once never share a code.
 - `cantina:lobby`, a stream: one item (`c`, the code) each time a table's record or seats
   change or it closes, so every host's lobby learns of it at once (`follow`).
 
@@ -132,6 +134,19 @@ return 0
 """
 """Let go of lease KEYS[1] if host ARGV[1] holds it."""
 
+RESERVE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local holder = redis.call('GET', KEYS[2])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+"""Hold a join code for host ARGV[1] for ARGV[2] ms (or keep holding it): 1 if held, 0
+when a table has the code or another host holds it."""
+
+RESERVE_MS = 60_000
+"""How long a drawn code stays a host's unless renewed (each beat, or the table's
+record lands under it)."""
 LEASE_MS = 4000
 """How long a host's lease on a table's AI seats lasts unless renewed (every beat)."""
 HERE_MS = 4000
@@ -185,6 +200,7 @@ class RedisStore:
         self._seat = client.register_script(SEAT)
         self._lease = client.register_script(LEASE)
         self._release = client.register_script(RELEASE)
+        self._reserve = client.register_script(RESERVE)
         self._held: tuple[str, set[str]] = ("", set())
         """The host that beats through this store, and the leases it held at its last
         beat: let go of as the store closes, so another host takes over at once."""
@@ -232,6 +248,9 @@ class RedisStore:
 
     def lease_key(self, code: str) -> str:
         return f"{self.prefix}{{{code}}}:ai"
+
+    def code_key(self, code: str) -> str:
+        return f"{self.prefix}{{{code}}}:code"
 
     @property
     def lobby_key(self) -> str:
@@ -357,6 +376,7 @@ class RedisStore:
                         self.seats_key(code),
                         self.here_key(code),
                         self.lease_key(code),
+                        self.code_key(code),
                     )
                     pipe.xadd(self.lobby_key, {"c": code}, maxlen=10000, approximate=True)
                     await self._call(pipe.execute())
@@ -422,6 +442,20 @@ class RedisStore:
             )
         )
         return int(answer) == 1
+
+    async def reserve(self, host: str, codes: list[str]) -> set[str]:
+        """Hold (or keep holding) join codes for `host`: those it holds now; a code a table
+        has, or another host holds, is not among them (StoreAway)."""
+        held: set[str] = set()
+        for code in codes:
+            answer: Any = await self._call(
+                self._reserve(
+                    keys=[self.table_key(code), self.code_key(code)], args=[host, RESERVE_MS]
+                )
+            )
+            if int(answer) == 1:
+                held.add(code)
+        return held
 
     async def lobby_id(self) -> str:
         """The ID of the lobby's newest change, to follow it from (StoreAway)."""
