@@ -858,9 +858,9 @@ class Lobby:
                 self._codes.append(code)
 
     def _new_code(self) -> str:
-        """A join code no open table has: with a shared lobby, one this host holds in
-        the store (ValueError when it holds none just now)."""
-        if self.shared is not None:
+        """A join code no open table has: with a shared lobby this host follows (since
+        `restore`), one it holds in the store (ValueError when it holds none just now)."""
+        if self.shared is not None and self._tasks:
             while self._codes:
                 code = self._codes.pop(0)
                 if code not in self.tables:
