@@ -12,7 +12,7 @@ their screen, that puts a new connection back in that seat (`Lobby.rejoin`).
 With a durable store (`cantina.store`, `--store redis://…`) the lobby keeps each table's
 setup and seats there as they change, its dealer records every decision there, and a host
 that starts again reads the open tables back (`Lobby.restore`), each rebuilt from its
-seed and its decisions. Who is connected and the chat stay in the host.
+seed and its decisions. Who is connected stays in the host.
 
 With a Redis store the lobby is shared by every host using it (`cantina serve --store
 redis://…` on any number of processes or machines). Each host follows the lobby's stream
@@ -26,7 +26,9 @@ race takes the table as Redis has it. Each second (`_beat`) a host says who foll
 table from it (so a player at a table through another host is not away, and the table
 is not swept as empty) and takes or keeps the lease on the AI seats of the started
 tables: the host holding it plays them, and the stand-in; when it dies, its lease lapses
-and another host takes over.
+and another host takes over. The chat of the lobby and of each table goes through a capped
+stream per room, read in the same blocking read: a line said on one host (cleaned, and
+counted against its speaker's pace there) shows on every other at once.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ import msgspec
 
 from cantina.ai.temperament import temperament
 from cantina.campaign.errors import explain
-from cantina.chat import ChatRates, ChatRoom
+from cantina.chat import ChatLine, ChatRates, ChatRoom
 from cantina.dealer import Dealer, Pace, Place, apply_entry
 from cantina.games.table import IllegalAction
 from cantina.live import LiveTable
@@ -59,7 +61,7 @@ from cantina.store.records import (
     encode_setup,
     new_id,
 )
-from cantina.store.redis_store import RedisStore, Seating
+from cantina.store.redis_store import RedisStore, Said, Seating
 
 if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
@@ -93,6 +95,8 @@ FOLLOW_BLOCK_MS = 1000
 client's socket timeout)."""
 BEAT = 1.0
 """Seconds between a host's beats: who follows its tables, its leases kept."""
+CHAT_QUEUE = 1000
+"""Lines said here that may wait for a Redis away before the oldest are let go."""
 CODE_POOL = 4
 """Join codes a host of a shared lobby holds in Redis ahead of its next tables."""
 CODE_DRAWS = 32
@@ -268,6 +272,12 @@ class Lobby:
         self.draw_code: Callable[[], str] = draw_code
         """Where new join codes come from (tests force clashes through it)."""
         self._codes: list[str] = []
+        self._chat_ids: dict[str, str] = {}
+        """How far this host has read each room's shared chat ("" the lobby's)."""
+        self._chat_out: asyncio.Queue[tuple[str, ChatLine]] = asyncio.Queue(CHAT_QUEUE)
+        """Lines said through this host, on their way to the other hosts."""
+        if self.shared is not None:
+            self.chat.publish = self._sender("")
         """Join codes this host holds in the shared store for its next tables (`_reserve`):
         another host drawing one of them draws again."""
 
@@ -383,7 +393,7 @@ class Lobby:
             raise ValueError("the host has as many tables as it keeps; join one instead")
         temperament(stand_in)  # ValueError for an unknown temperament
         table = SharedTable(self._new_code(), setup, creator, stand_in, campaign=campaign)
-        table.chat = ChatRoom(self.chat_rates)
+        table.chat = self._room(table)
         if not table.human_seats:
             raise ValueError("mark at least one seat Human: this table is for people")
         for other in self.tables_of(creator.identity):  # one unstarted table per creator
@@ -652,7 +662,7 @@ class Lobby:
         setup = decode_setup(record.setup)
         creator = Player(record.creator.identity, record.creator.name)
         table = SharedTable(record.code, setup, creator, record.stand_in)
-        table.chat = ChatRoom(self.chat_rates)
+        table.chat = self._room(table)
         table.seated = seated_of(record, setup)
         table.rejoin = dict(record.rejoin)
         if not record.started:
@@ -713,7 +723,51 @@ class Lobby:
             self._tasks = [
                 loop.create_task(self._follow(self.shared), name="lobby-follow"),
                 loop.create_task(self._beat(self.shared), name="lobby-beat"),
+                loop.create_task(self._send_chat(self.shared), name="lobby-chat"),
             ]
+
+    def _room(self, table: SharedTable) -> ChatRoom:
+        """A table's chat room: shared with every host, unless its campaign keeps the
+        table to this host."""
+        room = ChatRoom(self.chat_rates)
+        if self.shared is not None and table.campaign is None:
+            room.publish = self._sender(table.code)
+        return room
+
+    def _sender(self, room: str) -> Callable[[ChatLine], None]:
+        def send(line: ChatLine) -> None:
+            try:
+                self._chat_out.put_nowait((room, line))
+            except asyncio.QueueFull:
+                log.warning("chat: a line said here was not sent on (Redis away too long)")
+
+        return send
+
+    async def _send_chat(self, shared: RedisStore) -> None:
+        """Send each line said here to the other hosts, in order; while Redis is away,
+        try again every half second."""
+        while True:
+            room, line = await self._chat_out.get()
+            said = Said(self.host_id, line.identity, line.name, line.text, line.watching)
+            while True:
+                try:
+                    await shared.say(room, said)
+                    break
+                except StoreAway:
+                    await asyncio.sleep(0.5)
+
+    def _heard(self, room: str, lines: list[Said]) -> None:
+        """Lines said in a room through other hosts (this host's own are shown already)."""
+        if room:
+            table = self.tables.get(room)
+            chat = table.chat if table is not None else None
+        else:
+            chat = self.chat
+        if chat is None:
+            return
+        for said in lines:
+            if said.host != self.host_id:
+                chat.hear(ChatLine(said.identity, said.name, said.text, said.watching))
 
     def _wake_beat(self) -> None:
         self._beaten.set()
@@ -733,8 +787,14 @@ class Lobby:
                     away = False
                     for code in (await shared.codes()) | set(self.tables):
                         await self._refresh(code)
-                changes = await shared.follow(self._lobby_id, logs, FOLLOW_BLOCK_MS)
+                rooms = [""] + [c for c, t in self.tables.items() if t.campaign is None]
+                chat = {room: self._chat_ids.get(room, "0-0") for room in rooms}
+                self._chat_ids = chat  # a closed table's room is read no more
+                changes = await shared.follow(self._lobby_id, logs, FOLLOW_BLOCK_MS, chat)
                 self._lobby_id = changes.lobby_id
+                for room, (read, lines) in changes.chat.items():
+                    self._chat_ids[room] = read
+                    self._heard(room, lines)
                 for code in sorted(changes.tables | self._stale):
                     await self._refresh(code)
                 for code, items in changes.logs.items():

@@ -22,7 +22,7 @@ from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player, SharedTable, record_of
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record
-from cantina.store.redis_store import RedisStore
+from cantina.store.redis_store import RedisStore, Said
 
 pytestmark = needs_redis
 
@@ -589,3 +589,55 @@ async def test_two_hosts_drawing_the_same_codes_at_once_open_tables_under_differ
         assert not set(a._codes + b._codes) & set(codes)
     finally:
         await stop(a, b)
+
+
+async def test_chat_said_on_one_host_shows_on_the_other_once_cleaned_and_paced(
+    redis_server,  # noqa: F811
+):
+    """Ana speaks in the lobby on host A: Bo's host B shows the line at once (its
+    listeners told), and A shows it once, not again as it comes back from Redis. At a
+    table, Bo watching on B speaks: A shows it, marked as a spectator's. Bo's pace is
+    counted on B, where he speaks: his sixth line at once is refused there, and A never
+    sees it. A line put in Redis with an escape sequence in it is cleaned by the host that
+    shows it. A host started later reads the rooms' lines so far."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    c: Lobby | None = None
+    try:
+        heard: list[str] = []
+        b.chat.listen(lambda line: heard.append(line.plain()))
+        a.chat.say(ANA, "hello from A")
+        await until(lambda: heard == ["Ana: hello from A"])
+        await asyncio.sleep(0.3)  # its own line back from Redis is not shown twice on A
+        assert [line.plain() for line in a.chat.lines] == ["Ana: hello from A"]
+
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("A"), Seat("B")), seed=3)
+        table = a.create(setup, ANA)
+        await until(lambda: table.code in b.tables)
+        there = b.tables[table.code]
+        for i in range(5):
+            there.chat.say(BO, f"line {i}", watching=True)
+        try:
+            there.chat.say(BO, "one too many", watching=True)
+            raise AssertionError("a sixth line at once was taken")
+        except ValueError as err:
+            assert str(err).startswith("Slow down")
+        await until(lambda: len(table.chat.lines) == 5)
+        await asyncio.sleep(0.3)
+        assert [line.plain() for line in table.chat.lines] == [
+            f"Bo (watching): line {i}" for i in range(5)
+        ]
+
+        store = a.shared
+        assert store is not None
+        await store.say("", Said("elsewhere", "key:eve", "E\x1b[2Jve", "hi\x1b]0;x\x07 there"))
+        await until(lambda: len(a.chat.lines) == 2 and len(b.chat.lines) == 2)
+        for lobby in (a, b):
+            shown = lobby.chat.lines[-1].plain()
+            assert "\x1b" not in shown and "\x07" not in shown and shown.startswith("E")
+
+        c = await host(redis_server.url)
+        await until(lambda: len(c.chat.lines) == 2 and table.code in c.tables)
+        await until(lambda: len(c.tables[table.code].chat.lines) == 5)
+        assert c.chat.lines[0].plain() == "Ana: hello from A"
+    finally:
+        await stop(a, b, *([c] if c is not None else []))
