@@ -95,6 +95,8 @@ FOLLOW_BLOCK_MS = 1000
 client's socket timeout)."""
 BEAT = 1.0
 """Seconds between a host's beats: who follows its tables, its leases kept."""
+HOST_VOICE = "cantina:host"
+"""The identity of what the host itself says in a chat room."""
 CHAT_QUEUE = 1000
 """Lines said here that may wait for a Redis away before the oldest are let go."""
 CODE_POOL = 4
@@ -272,6 +274,9 @@ class Lobby:
         self.draw_code: Callable[[], str] = draw_code
         """Where new join codes come from (tests force clashes through it)."""
         self._codes: list[str] = []
+        self._lost: dict[str, list[tuple[int, Player]]] = {}
+        """Seats given here that Redis gave to someone else, by table: their people are
+        told once this host has the table as Redis has it."""
         self._chat_ids: dict[str, str] = {}
         """How far this host has read each room's shared chat ("" the lobby's)."""
         self._chat_out: asyncio.Queue[tuple[str, ChatLine]] = asyncio.Queue(CHAT_QUEUE)
@@ -600,6 +605,7 @@ class Lobby:
         """Close a table here; the store forgets it too, unless `keep` (the host stops,
         and starts again with it)."""
         self.tables.pop(table.code, None)
+        self._lost.pop(table.code, None)
         if not keep and self.store.durable:
             self.store.drop(table.code)
         if table.dealer is not None:
@@ -708,6 +714,8 @@ class Lobby:
                     del self._claiming[table.code]
             if not done:
                 log.info("seat %d of table %s went to someone else", seat, table.code)
+            if not done and mode != "leave":
+                self._lost.setdefault(table.code, []).append((seat, player))
             await self._refresh(table.code)
 
         self._claiming[table.code] = self._claiming.get(table.code, 0) + 1
@@ -715,6 +723,23 @@ class Lobby:
         task = asyncio.get_running_loop().create_task(claim())
         self._claims.add(task)
         task.add_done_callback(self._claims.discard)
+
+    def _seat_lost(self, table: SharedTable, seat: int, player: Player) -> None:
+        """Tell the person a seat given here went to someone else through another host, in
+        one line of the table's chat on this host (their waiting room shows it): they are
+        not left looking at a seat that is not theirs."""
+        if table.seat_of(player.identity) is not None:
+            return
+        winner = table.seated.get(seat)
+        by = f" to {winner.name}" if winner is not None else ""
+        table.chat.hear(
+            ChatLine(
+                HOST_VOICE,
+                "Cantina",
+                f"{player.name}: seat {seat + 1} went{by} a moment before you, through"
+                " another host; you may watch, or leave for another table.",
+            )
+        )
 
     def _share(self) -> None:
         """Follow the shared lobby and beat, from now on (a lobby on a Redis store)."""
@@ -848,6 +873,8 @@ class Lobby:
         table.creator = Player(record.creator.identity, record.creator.name)
         table.seated = seated_of(record, table.setup)
         table.rejoin = dict(record.rejoin)
+        for seat, player in self._lost.pop(code, []):
+            self._seat_lost(table, seat, player)
         if table.dealer is not None:
             table.dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
             return

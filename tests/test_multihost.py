@@ -131,7 +131,8 @@ async def test_one_seat_claimed_from_two_hosts_at_once_goes_to_one_person(
     redis_server,  # noqa: F811
 ):
     """Ana's table has one free seat; Bo on host B and Cy on host C take it at the same
-    moment. Redis gives it to one; every host ends up with the same one in it."""
+    moment. Redis gives it to one; every host ends up with the same one in it, and the
+    other is told on their host's screen that the seat went to someone else."""
     a, b, c = [await host(redis_server.url) for _ in range(3)]
     try:
         setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Second")), seed=3)
@@ -161,7 +162,20 @@ async def test_one_seat_claimed_from_two_hosts_at_once_goes_to_one_person(
         winner = table.seated[1].identity
         assert winner in (BO.identity, cy.identity)
         loser = b if winner == cy.identity else c
-        assert loser.tables[table.code].seat_of(BO.identity if loser is b else cy.identity) is None
+        lost = BO if loser is b else cy
+        assert loser.tables[table.code].seat_of(lost.identity) is None
+        # the one who lost the race is told so, in one line at the table on their host
+        won = table.seated[1].name
+        await until(lambda: loser.tables[table.code].chat.lines)
+        told = [line.plain() for line in loser.tables[table.code].chat.lines]
+        assert told == [
+            f"Cantina: {lost.name}: seat 2 went to {won} a moment before you, through another"
+            " host; you may watch, or leave for another table."
+        ]
+        winner_host = c if loser is b else b
+        await asyncio.sleep(0.3)
+        assert not winner_host.tables[table.code].chat.lines
+        assert not a.tables[table.code].chat.lines  # said on the loser's host only
     finally:
         await stop(a, b, c)
 
