@@ -274,6 +274,8 @@ class Lobby:
         self.draw_code: Callable[[], str] = draw_code
         """Where new join codes come from (tests force clashes through it)."""
         self._codes: list[str] = []
+        """Join codes this host holds in the shared store for its next tables (`_reserve`):
+        another host drawing one of them draws again."""
         self._lost: dict[str, list[tuple[int, Player]]] = {}
         """Seats given here that Redis gave to someone else, by table: their people are
         told once this host has the table as Redis has it."""
@@ -283,8 +285,6 @@ class Lobby:
         """Lines said through this host, on their way to the other hosts."""
         if self.shared is not None:
             self.chat.publish = self._sender("")
-        """Join codes this host holds in the shared store for its next tables (`_reserve`):
-        another host drawing one of them draws again."""
 
     # --- people ----------------------------------------------------------------------------
 
