@@ -118,6 +118,9 @@ class ChatRoom:
         wherever they speak."""
         self.lines: deque[ChatLine] = deque(maxlen=keep)
         self._listeners: list[Listener] = []
+        self.publish: Listener | None = None
+        """Told of each line said in this room through this host (a shared lobby sends
+        it on to the other hosts, which `hear` it)."""
 
     def say(self, speaker: Speaker, text: str, *, watching: bool = False) -> ChatLine:
         """Add a line by `speaker`, cleaned, and tell every listener. ValueError, with the
@@ -133,10 +136,24 @@ class ChatRoom:
                 f"{self.rates.per:g} seconds (wait {wait} s)."
             )
         line = ChatLine(speaker.identity, clean_name(speaker.name, "Player"), cleaned, watching)
+        self._add(line)
+        if self.publish is not None:
+            self.publish(line)
+        return line
+
+    def hear(self, line: ChatLine) -> ChatLine:
+        """Add a line said through another host (counted and cleaned there; cleaned here
+        again all the same: what reaches a terminal is this host's to check)."""
+        text = clean_name(line.text, fallback="", limit=MAX_LINE)
+        heard = ChatLine(line.identity, clean_name(line.name, "Player"), text, line.watching)
+        if text:
+            self._add(heard)
+        return heard
+
+    def _add(self, line: ChatLine) -> None:
         self.lines.append(line)
         for listener in list(self._listeners):
             listener(line)
-        return line
 
     def listen(self, listener: Listener) -> Callable[[], None]:
         """Call `listener` with each new line; returns what stops it."""

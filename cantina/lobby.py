@@ -12,7 +12,7 @@ their screen, that puts a new connection back in that seat (`Lobby.rejoin`).
 With a durable store (`cantina.store`, `--store redis://…`) the lobby keeps each table's
 setup and seats there as they change, its dealer records every decision there, and a host
 that starts again reads the open tables back (`Lobby.restore`), each rebuilt from its
-seed and its decisions. Who is connected and the chat stay in the host.
+seed and its decisions. Who is connected stays in the host.
 
 With a Redis store the lobby is shared by every host using it (`cantina serve --store
 redis://…` on any number of processes or machines). Each host follows the lobby's stream
@@ -26,7 +26,9 @@ race takes the table as Redis has it. Each second (`_beat`) a host says who foll
 table from it (so a player at a table through another host is not away, and the table
 is not swept as empty) and takes or keeps the lease on the AI seats of the started
 tables: the host holding it plays them, and the stand-in; when it dies, its lease lapses
-and another host takes over.
+and another host takes over. The chat of the lobby and of each table goes through a capped
+stream per room, read in the same blocking read: a line said on one host (cleaned, and
+counted against its speaker's pace there) shows on every other at once.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import hmac
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -44,7 +47,7 @@ import msgspec
 
 from cantina.ai.temperament import temperament
 from cantina.campaign.errors import explain
-from cantina.chat import ChatRates, ChatRoom
+from cantina.chat import ChatLine, ChatRates, ChatRoom
 from cantina.dealer import Dealer, Pace, Place, apply_entry
 from cantina.games.table import IllegalAction
 from cantina.live import LiveTable
@@ -58,7 +61,7 @@ from cantina.store.records import (
     encode_setup,
     new_id,
 )
-from cantina.store.redis_store import RedisStore, Seating
+from cantina.store.redis_store import RedisStore, Said, Seating
 
 if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
@@ -92,6 +95,14 @@ FOLLOW_BLOCK_MS = 1000
 client's socket timeout)."""
 BEAT = 1.0
 """Seconds between a host's beats: who follows its tables, its leases kept."""
+HOST_VOICE = "cantina:host"
+"""The identity of what the host itself says in a chat room."""
+CHAT_QUEUE = 1000
+"""Lines said here that may wait for a Redis away before the oldest are let go."""
+CODE_POOL = 4
+"""Join codes a host of a shared lobby holds in Redis ahead of its next tables."""
+CODE_DRAWS = 32
+"""Draws a beat makes at most to top its pool up (each clash draws again)."""
 HELD_NEW = 5.0
 """Seconds a table another host opened is not swept here as left by its people: the
 other host says who follows it at its next beat."""
@@ -260,6 +271,20 @@ class Lobby:
         """Tables to read again once this host's own record of them has been written."""
         self._lobby_id = "0-0"
         self._beaten = asyncio.Event()
+        self.draw_code: Callable[[], str] = draw_code
+        """Where new join codes come from (tests force clashes through it)."""
+        self._codes: list[str] = []
+        """Join codes this host holds in the shared store for its next tables (`_reserve`):
+        another host drawing one of them draws again."""
+        self._lost: dict[str, list[tuple[int, Player]]] = {}
+        """Seats given here that Redis gave to someone else, by table: their people are
+        told once this host has the table as Redis has it."""
+        self._chat_ids: dict[str, str] = {}
+        """How far this host has read each room's shared chat ("" the lobby's)."""
+        self._chat_out: asyncio.Queue[tuple[str, ChatLine]] = asyncio.Queue(CHAT_QUEUE)
+        """Lines said through this host, on their way to the other hosts."""
+        if self.shared is not None:
+            self.chat.publish = self._sender("")
 
     # --- people ----------------------------------------------------------------------------
 
@@ -373,7 +398,7 @@ class Lobby:
             raise ValueError("the host has as many tables as it keeps; join one instead")
         temperament(stand_in)  # ValueError for an unknown temperament
         table = SharedTable(self._new_code(), setup, creator, stand_in, campaign=campaign)
-        table.chat = ChatRoom(self.chat_rates)
+        table.chat = self._room(table)
         if not table.human_seats:
             raise ValueError("mark at least one seat Human: this table is for people")
         for other in self.tables_of(creator.identity):  # one unstarted table per creator
@@ -580,6 +605,7 @@ class Lobby:
         """Close a table here; the store forgets it too, unless `keep` (the host stops,
         and starts again with it)."""
         self.tables.pop(table.code, None)
+        self._lost.pop(table.code, None)
         if not keep and self.store.durable:
             self.store.drop(table.code)
         if table.dealer is not None:
@@ -620,6 +646,7 @@ class Lobby:
             return []
         if self.shared is not None:
             self._lobby_id = await self.shared.lobby_id()
+            await self._reserve(self.shared)
         held = asyncio.get_running_loop().time() + self.empty_after
         for stored in await self.store.load():
             try:
@@ -641,7 +668,7 @@ class Lobby:
         setup = decode_setup(record.setup)
         creator = Player(record.creator.identity, record.creator.name)
         table = SharedTable(record.code, setup, creator, record.stand_in)
-        table.chat = ChatRoom(self.chat_rates)
+        table.chat = self._room(table)
         table.seated = seated_of(record, setup)
         table.rejoin = dict(record.rejoin)
         if not record.started:
@@ -687,6 +714,8 @@ class Lobby:
                     del self._claiming[table.code]
             if not done:
                 log.info("seat %d of table %s went to someone else", seat, table.code)
+            if not done and mode != "leave":
+                self._lost.setdefault(table.code, []).append((seat, player))
             await self._refresh(table.code)
 
         self._claiming[table.code] = self._claiming.get(table.code, 0) + 1
@@ -695,6 +724,23 @@ class Lobby:
         self._claims.add(task)
         task.add_done_callback(self._claims.discard)
 
+    def _seat_lost(self, table: SharedTable, seat: int, player: Player) -> None:
+        """Tell the person a seat given here went to someone else through another host, in
+        one line of the table's chat on this host (their waiting room shows it): they are
+        not left looking at a seat that is not theirs."""
+        if table.seat_of(player.identity) is not None:
+            return
+        winner = table.seated.get(seat)
+        by = f" to {winner.name}" if winner is not None else ""
+        table.chat.hear(
+            ChatLine(
+                HOST_VOICE,
+                "Cantina",
+                f"{player.name}: seat {seat + 1} went{by} a moment before you, through"
+                " another host; you may watch, or leave for another table.",
+            )
+        )
+
     def _share(self) -> None:
         """Follow the shared lobby and beat, from now on (a lobby on a Redis store)."""
         if self.shared is not None and not self._tasks:
@@ -702,7 +748,51 @@ class Lobby:
             self._tasks = [
                 loop.create_task(self._follow(self.shared), name="lobby-follow"),
                 loop.create_task(self._beat(self.shared), name="lobby-beat"),
+                loop.create_task(self._send_chat(self.shared), name="lobby-chat"),
             ]
+
+    def _room(self, table: SharedTable) -> ChatRoom:
+        """A table's chat room: shared with every host, unless its campaign keeps the
+        table to this host."""
+        room = ChatRoom(self.chat_rates)
+        if self.shared is not None and table.campaign is None:
+            room.publish = self._sender(table.code)
+        return room
+
+    def _sender(self, room: str) -> Callable[[ChatLine], None]:
+        def send(line: ChatLine) -> None:
+            try:
+                self._chat_out.put_nowait((room, line))
+            except asyncio.QueueFull:
+                log.warning("chat: a line said here was not sent on (Redis away too long)")
+
+        return send
+
+    async def _send_chat(self, shared: RedisStore) -> None:
+        """Send each line said here to the other hosts, in order; while Redis is away,
+        try again every half second."""
+        while True:
+            room, line = await self._chat_out.get()
+            said = Said(self.host_id, line.identity, line.name, line.text, line.watching)
+            while True:
+                try:
+                    await shared.say(room, said)
+                    break
+                except StoreAway:
+                    await asyncio.sleep(0.5)
+
+    def _heard(self, room: str, lines: list[Said]) -> None:
+        """Lines said in a room through other hosts (this host's own are shown already)."""
+        if room:
+            table = self.tables.get(room)
+            chat = table.chat if table is not None else None
+        else:
+            chat = self.chat
+        if chat is None:
+            return
+        for said in lines:
+            if said.host != self.host_id:
+                chat.hear(ChatLine(said.identity, said.name, said.text, said.watching))
 
     def _wake_beat(self) -> None:
         self._beaten.set()
@@ -722,8 +812,14 @@ class Lobby:
                     away = False
                     for code in (await shared.codes()) | set(self.tables):
                         await self._refresh(code)
-                changes = await shared.follow(self._lobby_id, logs, FOLLOW_BLOCK_MS)
+                rooms = [""] + [c for c, t in self.tables.items() if t.campaign is None]
+                chat = {room: self._chat_ids.get(room, "0-0") for room in rooms}
+                self._chat_ids = chat  # a closed table's room is read no more
+                changes = await shared.follow(self._lobby_id, logs, FOLLOW_BLOCK_MS, chat)
                 self._lobby_id = changes.lobby_id
+                for room, (read, lines) in changes.chat.items():
+                    self._chat_ids[room] = read
+                    self._heard(room, lines)
                 for code in sorted(changes.tables | self._stale):
                     await self._refresh(code)
                 for code, items in changes.logs.items():
@@ -777,6 +873,8 @@ class Lobby:
         table.creator = Player(record.creator.identity, record.creator.name)
         table.seated = seated_of(record, table.setup)
         table.rejoin = dict(record.rejoin)
+        for seat, player in self._lost.pop(code, []):
+            self._seat_lost(table, seat, player)
         if table.dealer is not None:
             table.dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
             return
@@ -815,6 +913,7 @@ class Lobby:
                 if table.dealer is not None and table.dealer.journal is not None
             ]
             try:
+                await self._reserve(shared)
                 self.elsewhere, held = await shared.beat(self.host_id, here, leases)
             except StoreAway:
                 held = set()
@@ -829,9 +928,35 @@ class Lobby:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._beaten.wait(), BEAT)
 
+    async def _reserve(self, shared: RedisStore) -> None:
+        """Keep holding this host's join codes for its next tables (and those of its new
+        tables whose record is still on its way), and draw more until it holds
+        CODE_POOL: a code a table has, or another host holds, is drawn again (StoreAway)."""
+        waiting = [code for code in self.tables if shared.pending(code)]
+        held = await shared.reserve(self.host_id, [*self._codes, *waiting])
+        self._codes = [code for code in self._codes if code in held]
+        for _ in range(CODE_DRAWS):
+            if len(self._codes) >= CODE_POOL:
+                break
+            code = self.draw_code()
+            if code in self.tables or code in self._codes:
+                continue
+            if await shared.reserve(self.host_id, [code]):
+                self._codes.append(code)
+
     def _new_code(self) -> str:
+        """A join code no open table has: with a shared lobby this host follows (since
+        `restore`), one it holds in the store (ValueError when it holds none just now)."""
+        if self.shared is not None and self._tasks:
+            while self._codes:
+                code = self._codes.pop(0)
+                if code not in self.tables:
+                    self._wake_beat()  # draw the next one
+                    return code
+            self._wake_beat()
+            raise ValueError("no table code is free just now (is Redis away?); try again")
         while True:
-            code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
+            code = self.draw_code()
             if code not in self.tables:
                 return code
 
@@ -841,6 +966,10 @@ class Lobby:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(REJOIN_LENGTH))
             if code not in taken:
                 return code
+
+
+def draw_code() -> str:
+    return "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
 
 
 def seated_of(record: TableRecord, setup: TableSetup) -> dict[int, Player]:

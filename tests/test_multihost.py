@@ -22,7 +22,7 @@ from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player, SharedTable, record_of
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record
-from cantina.store.redis_store import RedisStore
+from cantina.store.redis_store import RedisStore, Said
 
 pytestmark = needs_redis
 
@@ -59,8 +59,10 @@ def count_thoughts(table: LiveTable) -> list[int]:
     return thought
 
 
-async def host(url: str) -> Lobby:
+async def host(url: str, draw: Callable[[], str] | None = None) -> Lobby:
     lobby = Lobby(store=RedisStore.from_url(url), pace=FAST, away_grace=600)
+    if draw is not None:
+        lobby.draw_code = draw
     await lobby.restore()
     return lobby
 
@@ -129,7 +131,8 @@ async def test_one_seat_claimed_from_two_hosts_at_once_goes_to_one_person(
     redis_server,  # noqa: F811
 ):
     """Ana's table has one free seat; Bo on host B and Cy on host C take it at the same
-    moment. Redis gives it to one; every host ends up with the same one in it."""
+    moment. Redis gives it to one; every host ends up with the same one in it, and the
+    other is told on their host's screen that the seat went to someone else."""
     a, b, c = [await host(redis_server.url) for _ in range(3)]
     try:
         setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Second")), seed=3)
@@ -159,7 +162,20 @@ async def test_one_seat_claimed_from_two_hosts_at_once_goes_to_one_person(
         winner = table.seated[1].identity
         assert winner in (BO.identity, cy.identity)
         loser = b if winner == cy.identity else c
-        assert loser.tables[table.code].seat_of(BO.identity if loser is b else cy.identity) is None
+        lost = BO if loser is b else cy
+        assert loser.tables[table.code].seat_of(lost.identity) is None
+        # the one who lost the race is told so, in one line at the table on their host
+        won = table.seated[1].name
+        await until(lambda: loser.tables[table.code].chat.lines)
+        told = [line.plain() for line in loser.tables[table.code].chat.lines]
+        assert told == [
+            f"Cantina: {lost.name}: seat 2 went to {won} a moment before you, through another"
+            " host; you may watch, or leave for another table."
+        ]
+        winner_host = c if loser is b else b
+        await asyncio.sleep(0.3)
+        assert not winner_host.tables[table.code].chat.lines
+        assert not a.tables[table.code].chat.lines  # said on the loser's host only
     finally:
         await stop(a, b, c)
 
@@ -552,3 +568,90 @@ async def test_a_redis_away_for_a_while_holds_both_hosts_and_play_goes_on(
         assert any(e.seat == 2 for e in entries[before:])
     finally:
         await stop(a, b)
+
+
+async def test_two_hosts_drawing_the_same_codes_at_once_open_tables_under_different_ones(
+    redis_server,  # noqa: F811
+):
+    """Both hosts' code sources give the same codes in the same order, and both start at
+    once: each code goes to one host (Redis holds it for it), the other draws again, and
+    four tables opened at the same moment, two on each host, have four codes, each table
+    shown on both hosts with its own creator."""
+    drawn = [letter * 4 for letter in "ABCDEFGHJKMNPQRS"]
+
+    def source() -> Callable[[], str]:
+        codes = iter(drawn * 3)
+        return lambda: next(codes)
+
+    a, b = await asyncio.gather(host(redis_server.url, source()), host(redis_server.url, source()))
+    try:
+        people = [Player(f"key:p{i}", f"P{i}") for i in range(4)]
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("A"), Seat("B")), seed=3)
+        tables = [(a if i % 2 else b).create(setup, who) for i, who in enumerate(people)]
+        codes = [t.code for t in tables]
+        assert len(set(codes)) == 4, codes
+        assert set(codes) <= set(drawn)
+        await until(lambda: all(code in a.tables and code in b.tables for code in codes))
+        for lobby in (a, b):
+            creators = {code: lobby.tables[code].creator.identity for code in codes}
+            assert creators == {t.code: t.creator.identity for t in tables}
+        store = a.shared
+        assert store is not None
+        assert await store.codes() == set(codes)
+        await until(lambda: len(a._codes) == len(b._codes) == 4)  # topped up again
+        assert not set(a._codes) & set(b._codes)
+        assert not set(a._codes + b._codes) & set(codes)
+    finally:
+        await stop(a, b)
+
+
+async def test_chat_said_on_one_host_shows_on_the_other_once_cleaned_and_paced(
+    redis_server,  # noqa: F811
+):
+    """Ana speaks in the lobby on host A: Bo's host B shows the line at once (its
+    listeners told), and A shows it once, not again as it comes back from Redis. At a
+    table, Bo watching on B speaks: A shows it, marked as a spectator's. Bo's pace is
+    counted on B, where he speaks: his sixth line at once is refused there, and A never
+    sees it. A line put in Redis with an escape sequence in it is cleaned by the host that
+    shows it. A host started later reads the rooms' lines so far."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    c: Lobby | None = None
+    try:
+        heard: list[str] = []
+        b.chat.listen(lambda line: heard.append(line.plain()))
+        a.chat.say(ANA, "hello from A")
+        await until(lambda: heard == ["Ana: hello from A"])
+        await asyncio.sleep(0.3)  # its own line back from Redis is not shown twice on A
+        assert [line.plain() for line in a.chat.lines] == ["Ana: hello from A"]
+
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("A"), Seat("B")), seed=3)
+        table = a.create(setup, ANA)
+        await until(lambda: table.code in b.tables)
+        there = b.tables[table.code]
+        for i in range(5):
+            there.chat.say(BO, f"line {i}", watching=True)
+        try:
+            there.chat.say(BO, "one too many", watching=True)
+            raise AssertionError("a sixth line at once was taken")
+        except ValueError as err:
+            assert str(err).startswith("Slow down")
+        await until(lambda: len(table.chat.lines) == 5)
+        await asyncio.sleep(0.3)
+        assert [line.plain() for line in table.chat.lines] == [
+            f"Bo (watching): line {i}" for i in range(5)
+        ]
+
+        store = a.shared
+        assert store is not None
+        await store.say("", Said("elsewhere", "key:eve", "E\x1b[2Jve", "hi\x1b]0;x\x07 there"))
+        await until(lambda: len(a.chat.lines) == 2 and len(b.chat.lines) == 2)
+        for lobby in (a, b):
+            shown = lobby.chat.lines[-1].plain()
+            assert "\x1b" not in shown and "\x07" not in shown and shown.startswith("E")
+
+        c = await host(redis_server.url)
+        await until(lambda: len(c.chat.lines) == 2 and table.code in c.tables)
+        await until(lambda: len(c.tables[table.code].chat.lines) == 5)
+        assert c.chat.lines[0].plain() == "Ana: hello from A"
+    finally:
+        await stop(a, b, *([c] if c is not None else []))

@@ -12,6 +12,10 @@ table's keys on one node and the append script may touch them together):
   two hosts cannot give one seat to two people (`seat`).
 - `cantina:{CODE}:here`, a hash: who follows the table from some host, each until when
   (ms); `cantina:{CODE}:ai`: the lease of the host that plays the AI seats (`beat`).
+- `cantina:{CODE}:code`: a join code a host has drawn and holds for its next tables
+  (`reserve`, renewed at each beat): two hosts opening tables at once never share a code.
+- `cantina:lobby:chat` and `cantina:{CODE}:chat`, capped streams: the lines said in the
+  lobby and at each table, through any host (`say`), read by every host in `follow`.
 - `cantina:lobby`, a stream: one item (`c`, the code) each time a table's record or seats
   change or it closes, so every host's lobby learns of it at once (`follow`).
 
@@ -132,6 +136,19 @@ return 0
 """
 """Let go of lease KEYS[1] if host ARGV[1] holds it."""
 
+RESERVE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local holder = redis.call('GET', KEYS[2])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+"""Hold a join code for host ARGV[1] for ARGV[2] ms (or keep holding it): 1 if held, 0
+when a table has the code or another host holds it."""
+
+RESERVE_MS = 60_000
+"""How long a drawn code stays a host's unless renewed (each beat, or the table's
+record lands under it)."""
 LEASE_MS = 4000
 """How long a host's lease on a table's AI seats lasts unless renewed (every beat)."""
 HERE_MS = 4000
@@ -155,13 +172,29 @@ def seats_of(record: TableRecord) -> bytes:
     return msgspec.json.encode(seats)
 
 
+class Said(msgspec.Struct, frozen=True):
+    """A line of chat as its stream keeps it: the host it was said through, and the line."""
+
+    host: str
+    identity: str
+    name: str
+    text: str
+    watching: bool = False
+
+
+CHAT_KEEP = 200
+"""Lines each room's stream keeps (about: trimmed as Redis finds cheap)."""
+
+
 class Changes(NamedTuple):
-    """What `follow` read: the lobby's tables that changed, and new log entries by table
-    (each with its number in the log)."""
+    """What `follow` read: the lobby's tables that changed, new log entries by table
+    (each with its number in the log), and new chat by room ("" the lobby's; with the
+    ID read up to)."""
 
     lobby_id: str
     tables: set[str]
     logs: dict[str, list[tuple[int, Entry]]]
+    chat: dict[str, tuple[str, list[Said]]]
 
 
 RETRY_WRITES = 0.5
@@ -185,6 +218,7 @@ class RedisStore:
         self._seat = client.register_script(SEAT)
         self._lease = client.register_script(LEASE)
         self._release = client.register_script(RELEASE)
+        self._reserve = client.register_script(RESERVE)
         self._held: tuple[str, set[str]] = ("", set())
         """The host that beats through this store, and the leases it held at its last
         beat: let go of as the store closes, so another host takes over at once."""
@@ -233,9 +267,16 @@ class RedisStore:
     def lease_key(self, code: str) -> str:
         return f"{self.prefix}{{{code}}}:ai"
 
+    def code_key(self, code: str) -> str:
+        return f"{self.prefix}{{{code}}}:code"
+
     @property
     def lobby_key(self) -> str:
         return f"{self.prefix}lobby"
+
+    def chat_key(self, room: str) -> str:
+        """The stream of a room's chat: a table's code, or "" for the lobby."""
+        return f"{self.prefix}{{{room}}}:chat" if room else f"{self.prefix}lobby:chat"
 
     # --- reaching Redis --------------------------------------------------------------------
 
@@ -357,6 +398,8 @@ class RedisStore:
                         self.seats_key(code),
                         self.here_key(code),
                         self.lease_key(code),
+                        self.code_key(code),
+                        self.chat_key(code),
                     )
                     pipe.xadd(self.lobby_key, {"c": code}, maxlen=10000, approximate=True)
                     await self._call(pipe.execute())
@@ -423,18 +466,48 @@ class RedisStore:
         )
         return int(answer) == 1
 
+    async def reserve(self, host: str, codes: list[str]) -> set[str]:
+        """Hold (or keep holding) join codes for `host`: those it holds now; a code a table
+        has, or another host holds, is not among them (StoreAway)."""
+        held: set[str] = set()
+        for code in codes:
+            answer: Any = await self._call(
+                self._reserve(
+                    keys=[self.table_key(code), self.code_key(code)], args=[host, RESERVE_MS]
+                )
+            )
+            if int(answer) == 1:
+                held.add(code)
+        return held
+
     async def lobby_id(self) -> str:
         """The ID of the lobby's newest change, to follow it from (StoreAway)."""
         newest: Any = await self._call(self.client.xrevrange(self.lobby_key, count=1))
         return bytes(newest[0][0]).decode() if newest else "0-0"
 
-    async def follow(self, lobby_id: str, logs: dict[str, int], block_ms: int) -> Changes:
-        """Wait (up to `block_ms`) for the lobby to change after `lobby_id`, or a table of
-        `logs` (code: the version this host is at) to log a decision (StoreAway)."""
+    async def say(self, room: str, said: Said) -> None:
+        """Add a line to a room's chat, for every host (StoreAway)."""
+        line: Any = {"s": msgspec.json.encode(said)}
+        await self._call(
+            self.client.xadd(self.chat_key(room), line, maxlen=CHAT_KEEP, approximate=True)
+        )
+
+    async def follow(
+        self,
+        lobby_id: str,
+        logs: dict[str, int],
+        block_ms: int,
+        chat: dict[str, str] | None = None,
+    ) -> Changes:
+        """Wait (up to `block_ms`) for the lobby to change after `lobby_id`, a table of
+        `logs` (code: the version this host is at) to log a decision, or a room of `chat`
+        (room: the ID read up to) to hear a line (StoreAway)."""
         streams: dict[Any, Any] = {self.lobby_key: lobby_id}
         streams |= {self.log_key(code): f"0-{version}" for code, version in logs.items()}
+        rooms = {self.chat_key(room): room for room in chat or {}}
+        streams |= {key: (chat or {})[room] for key, room in rooms.items()}
         answer: Any = await self._call(self.client.xread(streams, block=block_ms))
-        changes = Changes(lobby_id, set(), {})
+        changes = Changes(lobby_id, set(), {}, {})
         by_key = {self.log_key(code): code for code in logs}
         for key, items in answer or []:
             name = bytes(key).decode()
@@ -445,6 +518,14 @@ class RedisStore:
                 changes.logs[by_key[name]] = [
                     (int(bytes(i).split(b"-")[1]), decode_entry(f[b"e"])) for i, f in items
                 ]
+            elif name in rooms:
+                lines: list[Said] = []
+                for _, fields in items:
+                    try:
+                        lines.append(msgspec.json.decode(fields[b"s"], type=Said))
+                    except (KeyError, msgspec.DecodeError):  # damaged: left out
+                        log.warning("a damaged chat line in %s", name)
+                changes.chat[rooms[name]] = (bytes(items[-1][0]).decode(), lines)
         return changes
 
     async def beat(
