@@ -17,6 +17,7 @@ from ssh_clients import Terminal, make_key
 from textual.widgets import Footer
 
 from cantina.app import CantinaApp
+from cantina.cli import build_parser
 from cantina.ssh.budget import (
     DEEP_DEBT,
     QUEUE_MAX,
@@ -27,6 +28,7 @@ from cantina.ssh.budget import (
     WorkBudget,
     keys_of,
 )
+from cantina.ssh.cli import host_options
 from cantina.ssh.keys import load_or_create_host_key
 from cantina.ssh.limits import Limits
 from cantina.ssh.server import Host, HostOptions
@@ -244,6 +246,39 @@ async def test_a_tab_flood_slows_only_the_flooder(tmp_path, host_key):
     finally:
         for conn, _, _ in links:
             conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+@pytest.mark.parametrize(
+    ("flags", "shares"),
+    [
+        ((), [(0.05, 0.3), (0.08, 0.3)]),
+        (
+            ("--session-share", "0.02", "--address-share", "0.5", "--burst", "2"),
+            [(0.02, 2), (0.5, 2)],
+        ),
+        (("--session-share", "0"), None),
+    ],
+)
+async def test_the_share_flags_reach_each_sessions_budget(tmp_path, host_key, flags, shares):
+    """`cantina serve --session-share S --address-share S --burst S`: a session that
+    logs in is held to those shares (its own bucket, then its address's); 0 for no limit."""
+    args = build_parser().parse_args(["serve", "--open", "--port", "0", *flags])
+    options = dataclasses.replace(host_options(args), host_key=host_key)
+    host = Host(options, None)
+    await host.start(load_or_create_host_key(host_key))
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    conn, _, _ = await connect_from(host.port, "127.0.0.1", key)
+    try:
+        (session,) = host.sessions
+        budget = session.budget
+        if shares is None:
+            assert budget is None and session.pacer.budget is None
+        else:
+            assert budget is not None
+            assert [(b.rate, b.burst) for b in budget.buckets] == shares
+    finally:
+        conn.close()
         await asyncio.wait_for(host.close(), 10)
 
 
