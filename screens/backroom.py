@@ -248,6 +248,7 @@ class LobbyScreen(HostedScreen):
         except ValueError as err:
             self.notify(str(err), severity="warning")
             return
+        self.hosted.keep_mutes()  # a guest has a rejoin code now
         if table.started:
             self.hosted.sit_at(table)
         else:
@@ -261,6 +262,7 @@ class LobbyScreen(HostedScreen):
             self.notify(str(err).capitalize() + ".", severity="warning", markup=False)
             return
         field.value = ""
+        self.hosted.rejoined(table)
         self.notify(f"Back in your seat at table {table.code}.", markup=False)
         self.show_tables()
         self.join(table)

@@ -22,6 +22,7 @@ from typing import Any
 import asyncssh
 
 from cantina.campaign.store import save_dir
+from cantina.chat import MuteBook
 from cantina.lobby import Lobby
 from cantina.pace import Pace
 from cantina.seating import clean_name
@@ -134,6 +135,8 @@ class Host:
         )
         """Each session's and each address's share of the host's time (budget.py)."""
         self._sweeper: asyncio.Task[None] | None = None
+        self.mutes = MuteBook()
+        """Whom each player has muted, kept across their connections (chat.py)."""
 
     def player_saves(self, identity: str) -> Path | None:
         """Where this player's campaigns are kept: a folder named for their key's
@@ -587,11 +590,14 @@ class Session(asyncssh.SSHServerSession):
                     lobby=lobby,
                     player=player,
                     save_dir=self.host.player_saves(self.gate.identity),
+                    mutes=self.host.mutes,
                 )
                 if self.closed or self.input_ended:  # gone before its app was made
                     app.leave()
                 await app.run_async(size=self.size)
             finally:
+                if self.app is not None:
+                    self.app.keep_mutes()  # a guest's, for their rejoin code
                 if lobby is not None and player is not None:
                     lobby.left(player)
             if app.return_code and not self.goodbye:
