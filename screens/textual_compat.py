@@ -156,6 +156,22 @@ def is_exiting(app: App[Any]) -> bool:
 # --- many apps in one process (cantina/ssh) -----------------------------------------------
 
 
+def frame_due(app: App[Any]) -> bool:
+    """Whether `app`'s screen has a layout, repaint or widgets to draw that its update
+    timer has not drawn yet (`Screen._layout_required` and the like): the host counts a
+    session's input as unfinished until its frame is drawn, however late the timer
+    fires on a crowded loop. Textual has no public flag for it."""
+    if not app._screen_stack:
+        return False
+    screen = app.screen
+    return bool(
+        screen._layout_required
+        or screen._repaint_required
+        or screen._recompose_required
+        or screen._dirty_widgets
+    )
+
+
 class UnreadableInput(Exception):
     """Input the terminal parser failed on: the parser has dropped it and started over,
     so later input is read as usual."""

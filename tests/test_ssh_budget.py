@@ -20,11 +20,14 @@ from cantina.app import CantinaApp
 from cantina.cli import build_parser
 from cantina.ssh.budget import (
     DEEP_DEBT,
+    DRAW_MAX,
     QUEUE_MAX,
+    READ_SLICE,
     RESIZE_MAX,
     REST,
     Bucket,
     InputPacer,
+    ReadPacer,
     WorkBudget,
     keys_of,
 )
@@ -143,6 +146,80 @@ async def test_input_over_budget_is_held_coalesced_and_bounded():
     assert QUEUE_MAX - 10 < pacer.held_bytes <= QUEUE_MAX and pacer.dropped >= 10
     assert fed == [b"ab"]  # nothing more while in debt
     pacer.close()
+
+
+def test_a_frame_still_to_draw_is_the_inputs_work():
+    """On a crowded loop the screen's update timer fires late: until the frame a key or
+    resize asked for is drawn (within DRAW_MAX), the app has not rested, so the drawing
+    is charged to the session; after DRAW_MAX an app that never stops drawing is at its
+    own work."""
+    clock = Clock()
+    budget = WorkBudget([Bucket(0.1, 0.3, clock)], clock)
+    due = [True]
+    budget.drawing = lambda: due[0]
+    budget.began()
+    clock.now += REST * 3
+    assert not budget.rested()
+    budget.scheduled()
+    budget.work(0.02)  # the late frame, drawn
+    assert budget.spent == pytest.approx(0.02)
+    due[0] = False
+    clock.now += REST * 2
+    assert budget.rested()
+    due[0] = True
+    budget.began()
+    clock.now += DRAW_MAX
+    budget.scheduled()
+    budget.work(0.001)  # an animation: always at work, always a frame to draw
+    clock.now += REST * 1.5
+    assert budget.rested()
+
+
+class Transport:
+    """A transport's reading switch, as asyncio's has."""
+
+    def __init__(self) -> None:
+        self.reading = True
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+
+async def test_a_connection_over_its_budget_is_not_read_until_it_is_paid():
+    """The SSH layer's work is charged to the session; while the session is deep in
+    debt its connection's bytes wait (the socket is not read); once the debt is paid
+    they reach the SSH layer whole, in order, a slice at a time."""
+    clock = Clock()
+    budget = WorkBudget([Bucket(0.1, 0.3, clock)], clock)
+    given: list[bytes] = []
+
+    def ssh_layer(data: bytes) -> None:
+        given.append(data)
+        started = time.thread_time()
+        while time.thread_time() - started < 0.002:  # decrypting, dispatching
+            pass
+
+    transport = Transport()
+    reader = ReadPacer(ssh_layer, transport)
+    reader.budget = budget
+    reader.data_received(b"a" * 100)
+    assert given == [b"a" * 100] and budget.spent >= 0.002  # the SSH layer's time, charged
+    budget.charge(DEEP_DEBT + 0.5)  # a flood's debt: 1.5 s at 0.1 s a second
+    reader.data_received(b"b" * (READ_SLICE + 10))
+    assert len(given) == 1 and not transport.reading and reader.pauses == 1
+    await asyncio.sleep(0.05)
+    assert len(given) == 1 and not transport.reading  # still owed
+    clock.now += 20  # paid
+    for _ in range(100):
+        if transport.reading:
+            break
+        await asyncio.sleep(0.01)
+    assert transport.reading
+    assert given[1:] == [b"b" * READ_SLICE, b"b" * 10]
+    reader.close()
 
 
 # --- with real clients ----------------------------------------------------------------------

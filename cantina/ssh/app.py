@@ -21,7 +21,7 @@ from screens.backroom import LobbyScreen
 from screens.game_screens import screen_for
 from screens.stylesheets import stylesheets
 from screens.table import TableScreen
-from screens.textual_compat import keep_process_streams, lazy_strip_caches
+from screens.textual_compat import frame_due, keep_process_streams, lazy_strip_caches
 
 log = logging.getLogger("cantina.ssh")
 
@@ -124,6 +124,10 @@ class HostedApp(CantinaApp):
             self.leaving = True
             # In case the first screen never comes up at all.
             asyncio.get_running_loop().call_later(LEAVE_ANYWAY, self.exit)
+
+    def frame_due(self) -> bool:
+        """Whether a frame is still to be drawn (the host's work meter waits for it)."""
+        return frame_due(self)
 
     def on_ready(self) -> None:
         self.up = True

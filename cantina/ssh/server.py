@@ -26,7 +26,7 @@ from cantina.chat import MuteBook
 from cantina.lobby import Lobby
 from cantina.pace import Pace
 from cantina.seating import clean_name
-from cantina.ssh.budget import OWNER, Budgets, InputPacer, WorkBudget, WorkMeter
+from cantina.ssh.budget import OWNER, Budgets, InputPacer, ReadPacer, WorkBudget, WorkMeter
 from cantina.ssh.keys import fingerprint
 from cantina.ssh.limits import InputBudget, InputGate, Limits, early_drop
 from cantina.store.memory import InProcessStore, TableStore
@@ -335,6 +335,9 @@ class Gate(asyncssh.SSHServer):
         """Why the host ended this connection, or its last session ended, for the log."""
         self.sessions_open = 0
         self._no_session: asyncio.TimerHandle | None = None
+        self.reader: ReadPacer | None = None
+        """The connection's bytes on their way to asyncssh, held while its session is
+        over its budget (budget.py)."""
 
     # --- who gets in ---------------------------------------------------------------------
 
@@ -344,6 +347,9 @@ class Gate(asyncssh.SSHServer):
         self.address = str(peer[0]) if peer else "?"
         self.opened = asyncio.get_running_loop().time()
         self.host.connections += 1
+        # asyncssh keeps its transport as `_transport`: paused while the session waits.
+        self.reader = ReadPacer(conn.data_received, getattr(conn, "_transport", None))
+        conn.data_received = self.reader.data_received  # type: ignore[method-assign]
         why = self.host.room_to_log_in(self)
         if why:
             self.refuse(why, FULL)
@@ -370,6 +376,8 @@ class Gate(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.host.connections -= 1
+        if self.reader is not None:
+            self.reader.close()
         self.host.stop_waiting(self)
         if self.logged_in:
             self.host.logged_out(self)
@@ -559,6 +567,8 @@ class Session(asyncssh.SSHServerSession):
         self.host.started(self)
         if self.host.budgets.enabled:
             self.budget = self.pacer.budget = self.host.budgets.open(self.gate.address)
+            if self.gate.reader is not None:
+                self.gate.reader.budget = self.budget
         self.task = asyncio.create_task(self.run(), name=f"cantina session {self.gate.identity}")
 
     def refuse(self, why: str) -> None:
@@ -592,6 +602,8 @@ class Session(asyncssh.SSHServerSession):
                     save_dir=self.host.player_saves(self.gate.identity),
                     mutes=self.host.mutes,
                 )
+                if self.budget is not None:
+                    self.budget.drawing = app.frame_due
                 if self.closed or self.input_ended:  # gone before its app was made
                     app.leave()
                 await app.run_async(size=self.size)
@@ -616,6 +628,9 @@ class Session(asyncssh.SSHServerSession):
     def _release(self) -> None:
         """Give back this session's account (once) and drop what it held."""
         self.pacer.close()
+        reader = self.gate.reader
+        if reader is not None and reader.budget is self.budget:
+            reader.budget = None
         if self.budget is not None:
             self.budget.close()
             self.host.budgets.close(self.gate.address, self.budget)
