@@ -23,7 +23,7 @@ from textual.app import App
 from textual.cache import FIFOCache
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
-from textual.events import Key
+from textual.events import Key, ScreenResume
 from textual.keys import Keys
 from textual.message import Message
 from textual.strip import Strip
@@ -151,6 +151,19 @@ def is_exiting(app: App[Any]) -> bool:
     as ctrl+q still arrive, and what they open (the command palette) must not start
     while the app's screens are torn down. Textual has no public flag for it."""
     return app._exit
+
+
+# --- a screen shown for the first time --------------------------------------------------
+
+
+def first_resume_keeps_styles(screen: Screen[Any], message: Message) -> None:
+    """`App.push_screen` tells a new screen to resume with its styles refreshed
+    (`ScreenResume.refresh_styles`), which restyles every node it has just styled as it
+    mounted: on a setup screen of a hundred nodes, a third of opening it. Only the first
+    resume is spared (a later one may follow a change of theme while it was hidden)."""
+    if isinstance(message, ScreenResume) and not getattr(screen, "_resumed_once", False):
+        screen._resumed_once = True  # type: ignore[attr-defined]
+        message.refresh_styles = False
 
 
 # --- many apps in one process (cantina/ssh) -----------------------------------------------

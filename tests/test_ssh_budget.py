@@ -21,6 +21,7 @@ from cantina.cli import build_parser
 from cantina.ssh.budget import (
     DEEP_DEBT,
     DRAW_MAX,
+    INBOX_MAX,
     QUEUE_MAX,
     READ_SLICE,
     RESIZE_MAX,
@@ -175,26 +176,15 @@ def test_a_frame_still_to_draw_is_the_inputs_work():
     assert budget.rested()
 
 
-class Transport:
-    """A transport's reading switch, as asyncio's has."""
-
-    def __init__(self) -> None:
-        self.reading = True
-
-    def pause_reading(self) -> None:
-        self.reading = False
-
-    def resume_reading(self) -> None:
-        self.reading = True
-
-
-async def test_a_connection_over_its_budget_is_not_read_until_it_is_paid():
+async def test_a_connection_over_its_budget_is_held_until_it_is_paid():
     """The SSH layer's work is charged to the session; while the session is deep in
-    debt its connection's bytes wait (the socket is not read); once the debt is paid
-    they reach the SSH layer whole, in order, a slice at a time."""
+    debt its connection's bytes wait; once the debt is paid they reach the SSH layer
+    whole, in order, a slice at a time. A client that sends far more meanwhile is a
+    flood, and is ended."""
     clock = Clock()
     budget = WorkBudget([Bucket(0.1, 0.3, clock)], clock)
     given: list[bytes] = []
+    floods: list[bool] = []
 
     def ssh_layer(data: bytes) -> None:
         given.append(data)
@@ -202,23 +192,24 @@ async def test_a_connection_over_its_budget_is_not_read_until_it_is_paid():
         while time.thread_time() - started < 0.002:  # decrypting, dispatching
             pass
 
-    transport = Transport()
-    reader = ReadPacer(ssh_layer, transport)
+    reader = ReadPacer(ssh_layer, lambda: floods.append(True))
     reader.budget = budget
     reader.data_received(b"a" * 100)
     assert given == [b"a" * 100] and budget.spent >= 0.002  # the SSH layer's time, charged
     budget.charge(DEEP_DEBT + 0.5)  # a flood's debt: 1.5 s at 0.1 s a second
     reader.data_received(b"b" * (READ_SLICE + 10))
-    assert len(given) == 1 and not transport.reading and reader.pauses == 1
     await asyncio.sleep(0.05)
-    assert len(given) == 1 and not transport.reading  # still owed
+    assert len(given) == 1 and reader.holds > 0  # still owed
     clock.now += 20  # paid
     for _ in range(100):
-        if transport.reading:
+        if not reader.inbox:
             break
         await asyncio.sleep(0.01)
-    assert transport.reading
     assert given[1:] == [b"b" * READ_SLICE, b"b" * 10]
+    budget.charge(DEEP_DEBT + 0.5)
+    for _ in range(INBOX_MAX // 1000 + 1):
+        reader.data_received(b"c" * 1000)
+    assert floods == [True] and not reader.inbox and len(given) == 3
     reader.close()
 
 

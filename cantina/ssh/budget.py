@@ -23,7 +23,7 @@ and costs it nothing. Parsing the keys runs in the SSH connection's callback, an
 timed and charged there (`InputPacer.feed`). The SSH layer's work on a connection's
 bytes (decrypting and dispatching each packet: a flood of window changes costs the host
 there, not in the app) is timed and charged to the session it carries, and while that
-session must wait its connection is not read (`ReadPacer`). A frame the app has still to
+session must wait its connection's bytes wait too (`ReadPacer`). A frame the app has still to
 draw after its input counts as that input's work (`WorkBudget.drawing`): on a crowded
 loop the screen's update timer fires late. Not counted: AI players, who think in worker
 threads.
@@ -49,7 +49,6 @@ redraw is charged as any work.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 import time
 import weakref
@@ -549,28 +548,39 @@ READ_SLICE = 4096
 a few dozen packets, a few milliseconds of decrypting and dispatching."""
 
 
+INBOX_MAX = 65536
+"""Bytes of a connection held unprocessed while its session waits; past it the client is
+flooding far beyond its share, and its connection is ended."""
+
+
 class ReadPacer:
     """A connection's bytes on their way into the SSH layer (asyncssh's `data_received`),
     held while the session it carries is over its budget. The SSH layer's own work (to
     decrypt each packet and dispatch it: a window change costs the host far more there
-    than once coalesced) is timed and charged to that session like its app's; and while
-    the session must wait, its connection is not read at all (the transport is paused),
-    so a flood of requests waits in the client's socket, not the host's loop."""
+    than once coalesced) is timed and charged to that session like its app's. The socket
+    is still read (that costs little, and a client that leaves is seen to leave), but
+    what arrives waits, at most `INBOX_MAX` bytes: past it, `overflow` is called once."""
 
-    def __init__(self, read: Callable[[bytes], None], transport: Any) -> None:
+    def __init__(self, read: Callable[[bytes], None], overflow: Callable[[], None]) -> None:
         self._read = read
-        self.transport = transport
-        """The connection's transport (None: it cannot be paused, only its bytes held)."""
+        self._overflow = overflow
         self.budget: WorkBudget | None = None
         """The budget of the session this connection carries (None: nothing held)."""
         self.inbox = bytearray()
-        self.paused = False
-        self.pauses = 0
-        """Times reading was paused (for tests and benchmarks)."""
+        self.holds = 0
+        """Times its bytes were held (for tests and benchmarks)."""
+        self.overflowed = False
         self._timer: asyncio.TimerHandle | None = None
 
     def data_received(self, data: bytes, datatype: Any = None) -> None:
+        if self.overflowed:
+            return
         self.inbox += data
+        if len(self.inbox) > INBOX_MAX:
+            self.overflowed = True
+            self.inbox.clear()
+            self._overflow()
+            return
         if self._timer is None:
             self._drain()
 
@@ -580,7 +590,7 @@ class ReadPacer:
             budget = self.budget
             wait = budget.wait() if budget is not None else 0.0
             if wait > 0:
-                self._pause()
+                self.holds += 1
                 loop = asyncio.get_running_loop()
                 self._timer = loop.call_later(max(QUIET, min(wait, POLL)), self._drain)
                 return
@@ -592,20 +602,6 @@ class ReadPacer:
             if budget is not None:  # less what was charged inside (keys' parsing)
                 took = time.thread_time() - started - (budget.spent - charged)
                 budget.charge(max(0.0, took))
-        self._resume()
-
-    def _pause(self) -> None:
-        if not self.paused and self.transport is not None:
-            self.paused = True
-            self.pauses += 1
-            with contextlib.suppress(Exception):  # a transport closing
-                self.transport.pause_reading()
-
-    def _resume(self) -> None:
-        if self.paused:
-            self.paused = False
-            with contextlib.suppress(Exception):
-                self.transport.resume_reading()
 
     def close(self) -> None:
         if self._timer is not None:

@@ -347,8 +347,7 @@ class Gate(asyncssh.SSHServer):
         self.address = str(peer[0]) if peer else "?"
         self.opened = asyncio.get_running_loop().time()
         self.host.connections += 1
-        # asyncssh keeps its transport as `_transport`: paused while the session waits.
-        self.reader = ReadPacer(conn.data_received, getattr(conn, "_transport", None))
+        self.reader = ReadPacer(conn.data_received, self._flooded)
         conn.data_received = self.reader.data_received  # type: ignore[method-assign]
         why = self.host.room_to_log_in(self)
         if why:
@@ -386,6 +385,9 @@ class Gate(asyncssh.SSHServer):
             took = asyncio.get_running_loop().time() - self.opened
             why = self.reason or lost_reason(exc)
             log.info("disconnect %s %s after %.1f s: %s", self.address, self.who, took, why)
+
+    def _flooded(self) -> None:
+        self.close("too much input while over its share of the host's time")
 
     def refuse(self, why: str, code: int = DISCONNECT) -> None:
         """Close the whole connection, telling the client why in one line."""
