@@ -49,6 +49,7 @@ redraw is charged as any work.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 import weakref
@@ -300,6 +301,7 @@ class Budgets:
         return self.rate > 0
 
     def open(self, address: str) -> WorkBudget:
+        self._forget_paid()
         bucket, users = self.addresses.get(address) or (
             Bucket(self.address_rate, self.address_burst),
             0,
@@ -308,14 +310,19 @@ class Budgets:
         return WorkBudget([Bucket(self.rate, self.burst), bucket])
 
     def close(self, address: str, budget: WorkBudget) -> None:
-        """A session ended: its address's account goes when its last session does (and
-        comes back full, as a debt never outlives the flood that made it by much)."""
+        """A session ended: its address's account goes when its last session has, once
+        it is out of debt (an address that leaves and comes back is not let off its
+        debt; one that has paid comes back to a full account)."""
         if address in self.addresses:
             bucket, users = self.addresses[address]
-            if users <= 1:
+            self.addresses[address] = (bucket, max(0, users - 1))
+        # Forgotten at the next session's start, not now: taking the app down is still
+        # to come, and is charged to this account.
+
+    def _forget_paid(self) -> None:
+        for address, (bucket, users) in list(self.addresses.items()):
+            if users == 0 and bucket.wait() == 0:
                 del self.addresses[address]
-            else:
-                self.addresses[address] = (bucket, users - 1)
 
 
 # --- the meter ------------------------------------------------------------------------------
@@ -549,8 +556,8 @@ a few dozen packets, a few milliseconds of decrypting and dispatching."""
 
 
 INBOX_MAX = 65536
-"""Bytes of a connection held unprocessed while its session waits; past it the client is
-flooding far beyond its share, and its connection is ended."""
+"""Bytes of a connection held unprocessed while its session waits; past it its socket is
+not read until they are (TCP holds the rest back, in the client)."""
 
 
 class ReadPacer:
@@ -559,28 +566,24 @@ class ReadPacer:
     decrypt each packet and dispatch it: a window change costs the host far more there
     than once coalesced) is timed and charged to that session like its app's. The socket
     is still read (that costs little, and a client that leaves is seen to leave), but
-    what arrives waits, at most `INBOX_MAX` bytes: past it, `overflow` is called once."""
+    what arrives waits; past `INBOX_MAX` bytes waiting, the socket is not read either."""
 
-    def __init__(self, read: Callable[[bytes], None], overflow: Callable[[], None]) -> None:
+    def __init__(self, read: Callable[[bytes], None], transport: Any) -> None:
         self._read = read
-        self._overflow = overflow
+        self.transport = transport
+        """The connection's transport (None: it is never paused)."""
         self.budget: WorkBudget | None = None
         """The budget of the session this connection carries (None: nothing held)."""
         self.inbox = bytearray()
         self.holds = 0
         """Times its bytes were held (for tests and benchmarks)."""
-        self.overflowed = False
+        self.paused = False
         self._timer: asyncio.TimerHandle | None = None
 
     def data_received(self, data: bytes, datatype: Any = None) -> None:
-        if self.overflowed:
-            return
         self.inbox += data
         if len(self.inbox) > INBOX_MAX:
-            self.overflowed = True
-            self.inbox.clear()
-            self._overflow()
-            return
+            self._pause()
         if self._timer is None:
             self._drain()
 
@@ -602,6 +605,19 @@ class ReadPacer:
             if budget is not None:  # less what was charged inside (keys' parsing)
                 took = time.thread_time() - started - (budget.spent - charged)
                 budget.charge(max(0.0, took))
+            if self.paused and len(self.inbox) <= INBOX_MAX // 2:
+                self._resume()
+
+    def _pause(self) -> None:
+        if not self.paused and self.transport is not None:
+            self.paused = True
+            with contextlib.suppress(Exception):  # a transport closing
+                self.transport.pause_reading()
+
+    def _resume(self) -> None:
+        self.paused = False
+        with contextlib.suppress(Exception):
+            self.transport.resume_reading()
 
     def close(self) -> None:
         if self._timer is not None:

@@ -347,7 +347,8 @@ class Gate(asyncssh.SSHServer):
         self.address = str(peer[0]) if peer else "?"
         self.opened = asyncio.get_running_loop().time()
         self.host.connections += 1
-        self.reader = ReadPacer(conn.data_received, self._flooded)
+        # asyncssh keeps its transport as `_transport`: paused while too much waits.
+        self.reader = ReadPacer(conn.data_received, getattr(conn, "_transport", None))
         conn.data_received = self.reader.data_received  # type: ignore[method-assign]
         why = self.host.room_to_log_in(self)
         if why:
@@ -385,9 +386,6 @@ class Gate(asyncssh.SSHServer):
             took = asyncio.get_running_loop().time() - self.opened
             why = self.reason or lost_reason(exc)
             log.info("disconnect %s %s after %.1f s: %s", self.address, self.who, took, why)
-
-    def _flooded(self) -> None:
-        self.close("too much input while over its share of the host's time")
 
     def refuse(self, why: str, code: int = DISCONNECT) -> None:
         """Close the whole connection, telling the client why in one line."""
@@ -588,6 +586,10 @@ class Session(asyncssh.SSHServerSession):
 
         assert self.chan is not None
         OWNER.set(self.budget)  # the app's work, in every task it makes, is this session's
+        if self.budget is not None:
+            # Making the app and its first screen is this session's work too: an address
+            # that comes back over and over pays for each new app from its share.
+            self.budget.began()
         try:
             colours = colour_system(self.chan.get_terminal_type(), self.chan.get_environment())
             lobby = self.host.lobby
@@ -638,6 +640,14 @@ class Session(asyncssh.SSHServerSession):
             self.host.budgets.close(self.gate.address, self.budget)
             self.budget = self.pacer.budget = None
 
+    def _leave(self) -> None:
+        """End the app: taking its screens down is this session's work, charged to its
+        share (and its address's, which outlives it while in debt)."""
+        if self.budget is not None:
+            self.budget.began()
+        if self.app is not None:
+            self.app.leave()
+
     def close(self, status: int) -> None:
         """Say goodbye (if there is a reason to) and close the channel."""
         if self.chan is not None and not self.closed:
@@ -657,7 +667,7 @@ class Session(asyncssh.SSHServerSession):
         if self.budget is not None:
             self.budget.close()  # nothing of it waits: it must shut down
         if self.app is not None:
-            self.app.leave()
+            self._leave()
         elif self.chan is not None and not self.closed:
             self.refuse(why)
 
@@ -683,7 +693,7 @@ class Session(asyncssh.SSHServerSession):
             if self.gate.conn is not None:
                 self.gate.conn.abort()
             if self.app is not None:
-                self.app.leave()
+                self._leave()
             return
         try:
             chan.write(data)
@@ -724,7 +734,7 @@ class Session(asyncssh.SSHServerSession):
         """The client has no more input: end the app, and keep the channel open until it
         has ended, for the exit status."""
         if self.app is not None:
-            self.app.leave()
+            self._leave()
             return True
         if self.task is not None:  # its app is on its way: it ends as soon as it is made
             self.input_ended = True
@@ -735,6 +745,6 @@ class Session(asyncssh.SSHServerSession):
         self.gate.session_closed()
         self.closed = True
         if self.app is not None:
-            self.app.leave()
+            self._leave()
         self.host.ended(self)
         self._release()
