@@ -436,18 +436,24 @@ class WaitingScreen(HostedScreen):
         yield CantinaFooter()
 
     def on_mount(self) -> None:
+        heading = self.query("#waiting-title").results(Static)
+        shown = next(heading, None)
+        if shown is None:  # the session ended while this screen was put up: nothing to show
+            return
         title = GAMES[self.table.setup.game].title
-        self.query_one("#waiting-title", Static).update(
-            Content.assemble(f"{title}, table ", (self.table.code, "bold"))
-        )
+        shown.update(Content.assemble(f"{title}, table ", (self.table.code, "bold")))
         if self.watching:
             self.lobby.watch(self.table, self.player)
+            self.counted = True
         self._shown: tuple[Content, Content, Content] | None = None
         self.follow()
         self.set_interval(REFRESH, self.follow)
 
+    counted = False
+    """Whether this screen counts its player among the table's watchers (from its mount)."""
+
     def on_unmount(self) -> None:
-        if self.watching:
+        if self.counted:
             self.lobby.unwatch(self.table, self.player)
 
     def help_line(self) -> Content:
