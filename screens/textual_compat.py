@@ -456,6 +456,13 @@ class OneLineCrash:
         """The one line to print; an app that keeps the details says where."""
         return f"{type(error).__name__}: {error}"
 
+    def _fatal_error(self) -> None:
+        # Textual's renders its whole traceback with locals, highlighted (a third of a
+        # second, on a host's one loop for every session), only for `_handle_exception`
+        # below to put the one line in its place: the rest of what it does, no more.
+        self.bell()  # type: ignore[attr-defined]
+        self._close_messages_no_wait()  # type: ignore[attr-defined]
+
     def _handle_exception(self, error: Exception) -> None:
         super()._handle_exception(error)  # type: ignore[misc]
         # Plain text, never markup, and never wrapped: one line whatever the width.

@@ -86,6 +86,10 @@ DRAW_MAX = 1.0
 `WorkBudget.drawing`) keeps it from having rested: on a crowded loop the screen's update
 timer fires late, and its layout and drawing are the dearest part of a key or a resize.
 (Past it, an app that never stops drawing, an animation, is at its own work.)"""
+UNPARK_SLICE = 0.01
+"""Seconds of work at most in one pass over a session's put-off callbacks: between passes
+the loop reads the others' keys (a session's whole start-up, put off, is a second of work
+in one go otherwise)."""
 DEEP_DEBT = 1.0
 """Seconds of work owed past which a session waits out its debt whoever else is at work:
 a flood's debt grows past it within seconds, a player going from screen to screen seldom
@@ -210,8 +214,9 @@ class WorkBudget:
         parked = self.parked
         if parked is None:
             return
+        began = time.thread_time()
         for _ in range(len(parked)):
-            if self.wait() > 0:
+            if self.wait() > 0 or time.thread_time() - began >= UNPARK_SLICE:
                 break
             context, callback, args = parked.popleft()
             started = time.thread_time()
