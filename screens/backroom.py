@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
@@ -31,6 +32,7 @@ from screens.lobby_help import LobbyHelpScreen
 from screens.menu import MenuScreen
 from screens.services import HostedServices
 from screens.setup import HUMAN, SetupScreen
+from screens.textual_compat import first_resume_keeps_styles
 
 REFRESH = 0.5
 """Seconds between looks at the lobby's state (it changes in other sessions)."""
@@ -84,6 +86,10 @@ class HostedScreen(Screen[Any]):
     @property
     def hosted(self) -> HostedServices:
         return cast("HostedServices", self.app)
+
+    def post_message(self, message: Message) -> bool:
+        first_resume_keeps_styles(self, message)  # a new session's lobby: styled once
+        return super().post_message(message)
 
     @property
     def lobby(self) -> Lobby:
