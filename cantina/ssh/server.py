@@ -15,6 +15,7 @@ import random
 import secrets
 import traceback
 from collections import Counter
+from contextvars import copy_context
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -569,7 +570,15 @@ class Session(asyncssh.SSHServerSession):
             self.budget = self.pacer.budget = self.host.budgets.open(self.gate.address)
             if self.gate.reader is not None:
                 self.gate.reader.budget = self.budget
-        self.task = asyncio.create_task(self.run(), name=f"cantina session {self.gate.identity}")
+        # The app's work, in every task it makes, is this session's (from the first step
+        # on: making the app is work too, put off while its address is in debt).
+        context = copy_context()
+        context.run(OWNER.set, self.budget)
+        if self.budget is not None:
+            self.budget.began()
+        self.task = asyncio.create_task(
+            self.run(), name=f"cantina session {self.gate.identity}", context=context
+        )
 
     def refuse(self, why: str) -> None:
         assert self.chan is not None
@@ -585,11 +594,6 @@ class Session(asyncssh.SSHServerSession):
         from cantina.ssh.app import HostedApp, colour_system
 
         assert self.chan is not None
-        OWNER.set(self.budget)  # the app's work, in every task it makes, is this session's
-        if self.budget is not None:
-            # Making the app and its first screen is this session's work too: an address
-            # that comes back over and over pays for each new app from its share.
-            self.budget.began()
         try:
             colours = colour_system(self.chan.get_terminal_type(), self.chan.get_environment())
             lobby = self.host.lobby
