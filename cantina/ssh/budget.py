@@ -42,8 +42,7 @@ each once the budget is out of debt and the app has rested after the last (or af
 or shift+Tab already waiting swallows another (focus moves coalesce), and a mouse
 movement waiting is replaced by the next. Window changes coalesce too: the last size
 wins, given to the app once the client's size has stayed put for `RESIZE_QUIET` (or
-every `RESIZE_MAX` during a storm), and only once the session owes nothing (a key may go
-in while others are idle; a whole-screen redraw waits for the debt to be paid); the
+every `RESIZE_MAX` during a storm), and, like keys, only when the budget allows; the
 redraw is charged as any work.
 """
 
@@ -490,7 +489,7 @@ class InputPacer:
         if budget is None or not (self.held or self._resize_due()):
             self._waiting_since = 0.0
             return
-        wait = budget.wait() if self.held else budget.owed()  # a resize waits out any debt
+        wait = budget.wait()
         if wait > 0:
             self._schedule(max(min(wait, POLL), QUIET))
             return
@@ -530,7 +529,7 @@ class InputPacer:
     def _settled(self) -> None:
         self._resize_timer = None
         budget = self.budget
-        if budget is None or (not self.held and budget.parked is None and budget.owed() == 0):
+        if budget is None or (not self.held and budget.parked is None and budget.wait() == 0):
             self._give_size()
         else:
             self._schedule(0.0)  # after the keys held, as the budget allows
