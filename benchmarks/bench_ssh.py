@@ -145,6 +145,15 @@ if os.environ.get("BENCH_GC_LOG"):  # each collection over 20 ms, as it happens
         elif (took := time.perf_counter() - started["t"]) > 0.02:
             print(f"gc gen{info['generation']} {took * 1000:.0f} ms", file=sys.stderr, flush=True)
     gc.callbacks.append(watch)
+if os.environ.get("BENCH_PROFILE"):  # the host's profile, written when it is stopped
+    import cProfile, signal
+    profile = cProfile.Profile()
+    def stop(*_):
+        profile.disable()
+        profile.dump_stats(os.environ["BENCH_PROFILE"])
+        os._exit(0)
+    signal.signal(signal.SIGTERM, stop)
+    profile.enable()
 ready = None
 if os.environ.get("BENCH_BUDGET_LOG"):  # each second, each session's account
     def ready(host):
@@ -154,7 +163,7 @@ if os.environ.get("BENCH_BUDGET_LOG"):  # each second, each session's account
                 for s in host.sessions:
                     b = s.budget
                     if b is not None:
-                        print(f"{s.gate.address} spent {b.spent:.3f} levels "
+                        print(f"{s.gate.address} spent {b.spent:.3f} of {b.metered:.3f} levels "
                               f"{[round(x.level(), 3) for x in b.buckets]} parked "
                               f"{len(b.parked or ())} held {len(s.pacer.held)}",
                               file=sys.stderr, flush=True)
@@ -563,6 +572,8 @@ async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
             echoes: list[float] = []
             notes: list[str] = []
             log_at = log.seek(0, 2)
+            host_cpu = cpu_seconds(host.pid)
+            own_cpu = time.process_time()
             typing = [honest_typist(s, chan, phase, echoes) for s, _, chan in honest]
             if attacker is None:
                 await asyncio.gather(*typing)
@@ -572,6 +583,10 @@ async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
                 said, *_ = await asyncio.gather(attacker.stdout.read(), *typing)
                 await attacker.wait()
                 notes = said.decode().splitlines()
+            notes.append(
+                f"host cpu {cpu_seconds(host.pid) - host_cpu:.1f}s, "
+                f"honest clients {time.process_time() - own_cpu:.1f}s"
+            )
             log.seek(log_at)
             logged = log.read().splitlines()
             if os.environ.get("BENCH_GC_LOG"):

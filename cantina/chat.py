@@ -5,13 +5,14 @@ for days) and tells its listeners of each new one; every line's name and text we
 through the project's one sanitiser (`clean_name`), so no control character or escape
 sequence typed by one player reaches another's terminal. How often a person may speak
 is counted per person across every room of the host (`ChatRates`); whom a viewer has
-muted is the viewer's own (`Muted`, kept by their session), and the room never knows.
+muted is the viewer's own (`Muted`), and the room never knows; the host keeps each
+person's mutes across their connections (`MuteBook`): by key, or a guest's by rejoin code.
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -28,6 +29,10 @@ PER_SECONDS = 10.0
 has been quiet may say five lines at once, then one every two seconds)."""
 FORGET_AFTER = 1000
 """Speakers counted before the quiet ones (their bucket full again) are forgotten."""
+MUTED_MAX = 500
+"""People one viewer may have muted at once (past it, the one muted longest ago is not)."""
+BOOK_MAX = 4096
+"""People whose mutes the host keeps (the least lately seen are forgotten first)."""
 WATCHING = " (watching)"
 """How a spectator's line is marked, after their name."""
 
@@ -177,6 +182,8 @@ class Muted:
     and still speaks to everyone else."""
 
     names: dict[str, str] = field(default_factory=dict)
+    changed: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+    """Told after each change (the host keeps a guest's mutes by rejoin code)."""
 
     def __contains__(self, identity: object) -> bool:
         return identity in self.names
@@ -188,9 +195,65 @@ class Muted:
         """Mute `identity`, or unmute them if muted; whether they are muted now."""
         if identity in self.names:
             del self.names[identity]
-            return False
-        self.names[identity] = name
-        return True
+            muted = False
+        else:
+            self.names[identity] = name
+            while len(self.names) > MUTED_MAX:
+                del self.names[next(iter(self.names))]
+            muted = True
+        if self.changed is not None:
+            self.changed()
+        return muted
+
+    def take_in(self, kept: Muted) -> None:
+        """Mute, too, everyone `kept` mutes (mutes from an earlier connection)."""
+        for identity, name in kept.names.items():
+            self.names.setdefault(identity, name)
+        while len(self.names) > MUTED_MAX:
+            del self.names[next(iter(self.names))]
+
+
+class MuteBook:
+    """Each person's mutes, kept by the host while it runs, so a player who reconnects
+    still does not read whom they muted. Kept under who they are on every connection: a
+    key's fingerprint, or, for a guest (a new identity each connection), their seat's
+    rejoin code (`rejoin_key`). Bounded: the least lately used are forgotten first."""
+
+    def __init__(self, keep: int = BOOK_MAX) -> None:
+        self.keep = keep
+        self._kept: OrderedDict[str, Muted] = OrderedDict()
+
+    def of(self, who: str) -> Muted:
+        """The mutes kept under `who` (made empty, and kept, if none yet): one object,
+        shared by all of `who`'s sessions."""
+        muted = self._kept.get(who)
+        if muted is None:
+            muted = Muted()
+        self.put(who, muted)
+        return muted
+
+    def put(self, who: str, muted: Muted) -> None:
+        """Keep `muted` under `who` from now on."""
+        self._kept[who] = muted
+        self._kept.move_to_end(who)
+        while len(self._kept) > self.keep:
+            self._kept.popitem(last=False)
+
+    def adopt(self, who: str, muted: Muted) -> None:
+        """A new connection is `who` again (a guest back by rejoin code): `muted` takes
+        in what was kept under `who`, and is kept there from now on."""
+        kept = self._kept.get(who)
+        if kept is not None and kept is not muted:
+            muted.take_in(kept)
+        self.put(who, muted)
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+def rejoin_key(code: str) -> str:
+    """Where a guest's mutes are kept: under their seat's rejoin code."""
+    return f"rejoin:{code}"
 
 
 @dataclass

@@ -45,6 +45,9 @@ MAX_STARTUPS = 1024
 """The most connections not yet logged in a host may hold at once."""
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
 """The most host processes of one `serve`: past a few a core they only add memory."""
+MAX_BURST = 10.0
+"""The most seconds of the host's time a session may use at once (a burst past a few
+seconds is one player holding every other up for that long)."""
 SEED_HELP = f"seed for the table's dice, 0 to {MAX_SEED:,} (default: random)"
 DELAY_HELP = f"seconds between lines (default 0.6, at most {MAX_DELAY:g})"
 
@@ -116,6 +119,26 @@ def seconds(low: float, high: float) -> Callable[[str], float]:
         if not (math.isfinite(value) and low <= value <= high):
             raise argparse.ArgumentTypeError(
                 f"must be {low:g} to {high:g} seconds, not {shown(text.strip())[1:-1]}"
+            )
+        return value
+
+    return parse
+
+
+def share(low: float) -> Callable[[str], float]:
+    """An argparse type: seconds of the host's time a second, from `low` to 1 (a share
+    of one core: more than all of it means nothing)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be a number of seconds a second, not {shown(text)}"
+            ) from None
+        if not (math.isfinite(value) and low <= value <= 1):
+            raise argparse.ArgumentTypeError(
+                f"must be {low:g} to 1 (seconds a second), not {shown(text.strip())[1:-1]}"
             )
         return value
 
@@ -436,6 +459,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="connections not yet logged in, over all addresses: from START on, a new one "
         "is refused with a chance of RATE percent, rising to certain at FULL (OpenSSH's "
         "MaxStartups; default 16:30:64)",
+    )
+    serve.add_argument(
+        "--session-share",
+        metavar="SECONDS",
+        type=share(0.0),
+        default=0.05,
+        help="seconds of the host's time one session's keys may cost a second, past "
+        "which its input waits (default 0.05; 0 for no limit)",
+    )
+    serve.add_argument(
+        "--address-share",
+        metavar="SECONDS",
+        type=share(0.01),
+        default=0.08,
+        help="the same for all the sessions of one address together (default 0.08)",
+    )
+    serve.add_argument(
+        "--burst",
+        metavar="SECONDS",
+        type=seconds(0.01, MAX_BURST),
+        default=0.3,
+        help="seconds of the host's time a session (or address) may use at once before "
+        "its share holds it (default 0.3)",
     )
     serve.add_argument(
         "--store",

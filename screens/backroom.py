@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
@@ -31,6 +32,7 @@ from screens.lobby_help import LobbyHelpScreen
 from screens.menu import MenuScreen
 from screens.services import HostedServices
 from screens.setup import HUMAN, SetupScreen
+from screens.textual_compat import first_resume_keeps_styles
 
 REFRESH = 0.5
 """Seconds between looks at the lobby's state (it changes in other sessions)."""
@@ -84,6 +86,10 @@ class HostedScreen(Screen[Any]):
     @property
     def hosted(self) -> HostedServices:
         return cast("HostedServices", self.app)
+
+    def post_message(self, message: Message) -> bool:
+        first_resume_keeps_styles(self, message)  # a new session's lobby: styled once
+        return super().post_message(message)
 
     @property
     def lobby(self) -> Lobby:
@@ -248,6 +254,7 @@ class LobbyScreen(HostedScreen):
         except ValueError as err:
             self.notify(str(err), severity="warning")
             return
+        self.hosted.keep_mutes()  # a guest has a rejoin code now
         if table.started:
             self.hosted.sit_at(table)
         else:
@@ -261,6 +268,7 @@ class LobbyScreen(HostedScreen):
             self.notify(str(err).capitalize() + ".", severity="warning", markup=False)
             return
         field.value = ""
+        self.hosted.rejoined(table)
         self.notify(f"Back in your seat at table {table.code}.", markup=False)
         self.show_tables()
         self.join(table)
@@ -434,18 +442,24 @@ class WaitingScreen(HostedScreen):
         yield CantinaFooter()
 
     def on_mount(self) -> None:
+        heading = self.query("#waiting-title").results(Static)
+        shown = next(heading, None)
+        if shown is None:  # the session ended while this screen was put up: nothing to show
+            return
         title = GAMES[self.table.setup.game].title
-        self.query_one("#waiting-title", Static).update(
-            Content.assemble(f"{title}, table ", (self.table.code, "bold"))
-        )
+        shown.update(Content.assemble(f"{title}, table ", (self.table.code, "bold")))
         if self.watching:
             self.lobby.watch(self.table, self.player)
+            self.counted = True
         self._shown: tuple[Content, Content, Content] | None = None
         self.follow()
         self.set_interval(REFRESH, self.follow)
 
+    counted = False
+    """Whether this screen counts its player among the table's watchers (from its mount)."""
+
     def on_unmount(self) -> None:
-        if self.watching:
+        if self.counted:
             self.lobby.unwatch(self.table, self.player)
 
     def help_line(self) -> Content:

@@ -76,6 +76,13 @@ class HostedServices(AppServices, Protocol):
     def sit_at(self, table: SharedTable) -> None:
         """Show a started shared table: this player's seat, or a spectator's place."""
 
+    def keep_mutes(self) -> None:
+        """Keep whom this player muted for their next connection (a guest's: by the
+        rejoin code of the seat they have now)."""
+
+    def rejoined(self, table: SharedTable) -> None:
+        """Back in a guest's seat by its rejoin code: their mutes from before again."""
+
 
 class UsesApp:
     """For screens: the app's services, typed (a mixin before `Screen`)."""

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Input, OptionList, Select, Static
 
@@ -22,6 +23,7 @@ from cantina.games import GAMES, Setting
 from cantina.seating import Seat, TableSetup, clean_name, numbered
 from screens.footer import CantinaFooter
 from screens.services import UsesApp
+from screens.textual_compat import first_resume_keeps_styles
 
 HUMAN = "human"
 
@@ -186,6 +188,10 @@ class SetupScreen(UsesApp, Screen[None]):
         self.follow_kinds(list(self.query(".kind").results(Select)))
         self.query_one("#start", Button).focus()
         self.call_after_refresh(setattr, self, "ready", True)
+
+    def post_message(self, message: Message) -> bool:
+        first_resume_keeps_styles(self, message)
+        return super().post_message(message)
 
     ready = False
     """Set once mounted: the Selects' first Changed messages are their initial values."""

@@ -23,7 +23,7 @@ from textual.app import App
 from textual.cache import FIFOCache
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
-from textual.events import Key
+from textual.events import Key, ScreenResume
 from textual.keys import Keys
 from textual.message import Message
 from textual.strip import Strip
@@ -153,7 +153,36 @@ def is_exiting(app: App[Any]) -> bool:
     return app._exit
 
 
+# --- a screen shown for the first time --------------------------------------------------
+
+
+def first_resume_keeps_styles(screen: Screen[Any], message: Message) -> None:
+    """`App.push_screen` tells a new screen to resume with its styles refreshed
+    (`ScreenResume.refresh_styles`), which restyles every node it has just styled as it
+    mounted: on a setup screen of a hundred nodes, a third of opening it. Only the first
+    resume is spared (a later one may follow a change of theme while it was hidden)."""
+    if isinstance(message, ScreenResume) and not getattr(screen, "_resumed_once", False):
+        screen._resumed_once = True  # type: ignore[attr-defined]
+        message.refresh_styles = False
+
+
 # --- many apps in one process (cantina/ssh) -----------------------------------------------
+
+
+def frame_due(app: App[Any]) -> bool:
+    """Whether `app`'s screen has a layout, repaint or widgets to draw that its update
+    timer has not drawn yet (`Screen._layout_required` and the like): the host counts a
+    session's input as unfinished until its frame is drawn, however late the timer
+    fires on a crowded loop. Textual has no public flag for it."""
+    if not app._screen_stack:
+        return False
+    screen = app.screen
+    return bool(
+        screen._layout_required
+        or screen._repaint_required
+        or screen._recompose_required
+        or screen._dirty_widgets
+    )
 
 
 class UnreadableInput(Exception):
@@ -426,6 +455,13 @@ class OneLineCrash:
     def crash_line(self, error: BaseException) -> str:
         """The one line to print; an app that keeps the details says where."""
         return f"{type(error).__name__}: {error}"
+
+    def _fatal_error(self) -> None:
+        # Textual's renders its whole traceback with locals, highlighted (a third of a
+        # second, on a host's one loop for every session), only for `_handle_exception`
+        # below to put the one line in its place: the rest of what it does, no more.
+        self.bell()  # type: ignore[attr-defined]
+        self._close_messages_no_wait()  # type: ignore[attr-defined]
 
     def _handle_exception(self, error: Exception) -> None:
         super()._handle_exception(error)  # type: ignore[misc]

@@ -11,9 +11,10 @@ from collections.abc import Callable
 import asyncssh
 import pytest
 import test_ssh
-from ssh_clients import connect
+from ssh_clients import OpenSSH, connect
 from test_no_color import is_grey, picture
-from test_ssh import Keys, start_host
+from test_ssh import Keys, set_a_shared_table, start_host
+from test_ssh_tables import guest
 from textual import events
 
 import cantina.chat
@@ -26,7 +27,9 @@ from cantina.chat import (
     ChatRates,
     ChatRoom,
     ChatSeat,
+    MuteBook,
     Muted,
+    rejoin_key,
 )
 from cantina.dealer import ASKING, Pace
 from cantina.games.valdes import ValDesSettings
@@ -167,6 +170,29 @@ def test_a_mute_is_the_viewers_own():
         alices.toggle_mute(own)
     assert alices.toggle_mute(bobs) is False
     assert [line.text for line in alices.visible()] == ["buy my gold", "hello", "renamed"]
+
+
+def test_the_host_keeps_each_persons_mutes_bounded():
+    """The book of mutes: the same object for the same key (every session of theirs); a
+    guest back by rejoin code takes in what was kept under it; the least lately used go
+    first; one viewer's mutes are bounded too."""
+    book = MuteBook(keep=2)
+    alices = book.of(ALICE.identity)
+    alices.toggle(BOB.identity, "bob")
+    assert book.of(ALICE.identity) is alices and BOB.identity in book.of(ALICE.identity)
+    before, after = Muted(), Muted()
+    before.toggle(CAROL.identity, "carol")
+    book.put(rejoin_key("ABC123"), before)
+    after.toggle(BOB.identity, "bob")  # muted on the new connection, before rejoining
+    book.adopt(rejoin_key("ABC123"), after)
+    assert set(after) == {CAROL.identity, BOB.identity}
+    assert book.of(rejoin_key("ABC123")) is after  # kept there from now on
+    book.of("SHA256:somebodyelse")  # a third: alice's, used least lately, goes
+    assert len(book) == 2 and BOB.identity not in book.of(ALICE.identity)
+    many = Muted()
+    for n in range(cantina.chat.MUTED_MAX + 10):
+        many.toggle(f"SHA256:{n}", f"p{n}")
+    assert len(many.names) == cantina.chat.MUTED_MAX and "SHA256:0" not in many
 
 
 # --- the panel, driven with Pilot -----------------------------------------------------------
@@ -550,3 +576,118 @@ async def test_too_fast_says_so_in_a_line_and_keeps_the_line():
         assert [n.message for n in app._notifications] == [
             "Slow down: at most 5 lines every 10 seconds (wait 2 s)."
         ]
+
+
+async def mute_the_newest_line(
+    host: Host, name: str, send: Callable[[bytes], object], identity: str
+) -> None:
+    """From the lobby: `h` (the whole chat), `m` on the newest line, Esc."""
+    send(b"h")
+    await wait_for(
+        lambda: isinstance(app_of(host, name).screen, ChatHistoryScreen), f"{name}'s history"
+    )
+    send(b"m")
+    await wait_for(lambda: identity in app_of(host, name).muted, f"{name}'s mute")
+    send(b"\x1b")
+    await wait_for(lambda: isinstance(app_of(host, name).screen, LobbyScreen), f"{name}'s lobby")
+
+
+async def test_a_keyed_players_mutes_survive_a_reconnect(keys: Keys):
+    """alice mutes bob from the lobby's whole chat, leaves and connects again with her
+    key: bob's lines, old and new, stay hidden from her (and his new ones reach others)."""
+    host = await start_host(keys)
+    alice = await connect(host.port, asyncssh.read_private_key(keys.player), user="alice")
+    bob = await connect(host.port, asyncssh.read_private_key(keys.partner), user="bob")
+    again = None
+    try:
+        for _, _, screen in (alice, bob):
+            await screen.expect("shared tables")
+        await wait_for(lambda: panel(host, "alice") and panel(host, "bob"), "both lobbies")
+        await say(host, "bob", bob[1], b"buy my gold")
+        await wait_for(lambda: "bob: buy my gold" in panel(host, "alice").lines, "bob's line")
+        bobs = app_of(host, "bob").player.identity
+        await mute_the_newest_line(host, "alice", alice[1].write, bobs)
+        assert "bob: buy my gold" not in panel(host, "alice").lines
+
+        alice[0].close()
+        await wait_for(lambda: not any(s.gate.username == "alice" for s in host.sessions), "gone")
+        again = await connect(host.port, asyncssh.read_private_key(keys.player), user="alice")
+        await again[2].expect("shared tables")
+        await wait_for(lambda: panel(host, "alice"), "alice's new lobby")
+        assert bobs in app_of(host, "alice").muted
+        await say(host, "bob", bob[1], b"really cheap gold")
+        await wait_for(lambda: lobby_said(host, "really cheap gold"), "bob's new line")
+        await asyncio.sleep(0.3)  # the panel has had time to show it, were it shown
+        shown = panel(host, "alice").lines
+        assert not any(line.startswith("bob:") for line in shown), shown
+        mark = len(again[2].output)
+        await say(host, "alice", again[1], b"hello again")
+        await again[2].expect("alice: hello again", since=mark)
+        assert "really cheap" not in again[2].output.decode("utf-8", "replace")
+    finally:
+        for link in (alice, bob, again):
+            if link is not None:
+                link[0].close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+def lobby_said(host: Host, text: str) -> bool:
+    return any(line.text == text for line in host.lobby.chat.lines)
+
+
+async def test_a_guests_mutes_come_back_with_their_rejoin_code(keys: Keys):
+    """bob, a guest on OpenSSH, mutes alice in the lobby, sits at her table, and his link
+    drops. A new connection (a new guest to the host) that types his rejoin code is back
+    in his seat with alice still muted; another new guest, with no code, mutes nobody."""
+    host = await start_host(keys)
+    host.options.guests = True
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await guest(keys, host.port, "bob")
+    again: OpenSSH | None = None
+    other: OpenSSH | None = None
+    try:
+        for client in (alice, bob):
+            await client.expect("shared tables")
+        await wait_for(lambda: panel(host, "alice") and panel(host, "bob"), "both lobbies")
+        alices = app_of(host, "alice").player.identity
+        await say(host, "alice", alice.process.stdin, b"anyone?")
+        await wait_for(lambda: "alice: anyone?" in panel(host, "bob").lines, "alice's line")
+        alice.send("\x1b")  # out of the chat
+        await wait_for(lambda: not typing(host, "alice"), "alice out of the chat")
+        await mute_the_newest_line(host, "bob", bob.send, alices)
+
+        code = await set_a_shared_table(alice, bob)
+        table = host.lobby.tables[code]
+        await wait_for(lambda: table.live is not None, "the table to start")
+        (seat,) = [seat for seat, p in table.seated.items() if p.name == "bob"]
+        rejoin = table.rejoin[seat]
+        bob.kill()  # bob's link drops
+        await wait_for(lambda: not any(s.gate.username == "bob" for s in host.sessions), "gone")
+
+        other = await guest(keys, host.port, "bob")  # a stranger by the same name
+        await other.expect("shared tables")
+        await wait_for(lambda: panel(host, "bob"), "the other guest's lobby")
+        assert not list(app_of(host, "bob").muted)
+        other.kill()
+        await wait_for(lambda: not any(s.gate.username == "bob" for s in host.sessions), "gone")
+
+        again = await guest(keys, host.port, "bob")
+        await again.expect("shared tables")
+        await wait_for(lambda: panel(host, "bob"), "bob's new lobby")
+        new = app_of(host, "bob").player.identity
+        assert alices not in app_of(host, "bob").muted
+        again.send("j")
+        await asyncio.sleep(0.5)  # the focus moves to the code field
+        again.send(rejoin.lower() + "\r")
+        await wait_for(lambda: table.seat_of(new) == seat, "bob back in his seat")
+        assert alices in app_of(host, "bob").muted
+        await wait_for(lambda: isinstance(app_of(host, "bob").screen, TableScreen), "the table")
+        await say(host, "alice", alice.process.stdin, b"welcome back")
+        await wait_for(lambda: table.chat.lines, "alice's line at the table")
+        await asyncio.sleep(0.3)
+        assert not any(line.startswith("alice:") for line in panel(host, "bob").lines)
+    finally:
+        for client in (alice, bob, again, other):
+            if client is not None:
+                client.kill()
+        await asyncio.wait_for(host.close(), 10)

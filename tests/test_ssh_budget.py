@@ -17,16 +17,23 @@ from ssh_clients import Terminal, make_key
 from textual.widgets import Footer
 
 from cantina.app import CantinaApp
+from cantina.cli import build_parser
 from cantina.ssh.budget import (
     DEEP_DEBT,
+    DRAW_MAX,
+    INBOX_MAX,
     QUEUE_MAX,
+    READ_SLICE,
     RESIZE_MAX,
     REST,
     Bucket,
+    Budgets,
     InputPacer,
+    ReadPacer,
     WorkBudget,
     keys_of,
 )
+from cantina.ssh.cli import host_options
 from cantina.ssh.keys import load_or_create_host_key
 from cantina.ssh.limits import Limits
 from cantina.ssh.server import Host, HostOptions
@@ -143,6 +150,102 @@ async def test_input_over_budget_is_held_coalesced_and_bounded():
     pacer.close()
 
 
+def test_an_address_that_leaves_in_debt_comes_back_to_its_debt():
+    """Its last session gone, an address's account stays while in debt: one that ends its
+    session and connects again (each new app costs the host) is not let off; once paid,
+    it is forgotten, and comes back to a full account."""
+    budgets = Budgets(0.05, 0.3, 0.08, 0.3)
+    first = budgets.open("192.0.2.1")
+    first.charge(2.0)
+    budgets.close("192.0.2.1", first)
+    again = budgets.open("192.0.2.1")
+    assert again.buckets[1] is first.buckets[1] and again.owed() > 10
+    budgets.close("192.0.2.1", again)
+    quick = Budgets(0.05, 0.3, 1000.0, 0.3)  # an address's share that pays any debt at once
+    gone = quick.open("192.0.2.2")
+    gone.charge(0.5)
+    quick.close("192.0.2.2", gone)
+    time.sleep(0.01)
+    quick.open("192.0.2.3")
+    assert "192.0.2.2" not in quick.addresses
+
+
+def test_a_frame_still_to_draw_is_the_inputs_work():
+    """On a crowded loop the screen's update timer fires late: until the frame a key or
+    resize asked for is drawn (within DRAW_MAX), the app has not rested, so the drawing
+    is charged to the session; after DRAW_MAX an app that never stops drawing is at its
+    own work."""
+    clock = Clock()
+    budget = WorkBudget([Bucket(0.1, 0.3, clock)], clock)
+    due = [True]
+    budget.drawing = lambda: due[0]
+    budget.began()
+    clock.now += REST * 3
+    assert not budget.rested()
+    budget.scheduled()
+    budget.work(0.02)  # the late frame, drawn
+    assert budget.spent == pytest.approx(0.02)
+    due[0] = False
+    clock.now += REST * 2
+    assert budget.rested()
+    due[0] = True
+    budget.began()
+    clock.now += DRAW_MAX
+    budget.scheduled()
+    budget.work(0.001)  # an animation: always at work, always a frame to draw
+    clock.now += REST * 1.5
+    assert budget.rested()
+
+
+class Transport:
+    """A transport's reading switch, as asyncio's has."""
+
+    def __init__(self) -> None:
+        self.reading = True
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+
+async def test_a_connection_over_its_budget_is_held_until_it_is_paid():
+    """The SSH layer's work is charged to the session; while the session is deep in
+    debt its connection's bytes wait (past INBOX_MAX of them, its socket is not read);
+    once the debt is paid they reach the SSH layer whole, in order, a slice at a time."""
+    clock = Clock()
+    budget = WorkBudget([Bucket(0.1, 0.3, clock)], clock)
+    given: list[bytes] = []
+
+    def ssh_layer(data: bytes) -> None:
+        given.append(data)
+        started = time.thread_time()
+        while time.thread_time() - started < 0.002:  # decrypting, dispatching
+            pass
+
+    transport = Transport()
+    reader = ReadPacer(ssh_layer, transport)
+    reader.budget = budget
+    reader.data_received(b"a" * 100)
+    assert given == [b"a" * 100] and budget.spent >= 0.002  # the SSH layer's time, charged
+    budget.charge(DEEP_DEBT + 0.5)  # a flood's debt: 1.5 s at 0.1 s a second
+    reader.data_received(b"b" * (READ_SLICE + 10))
+    await asyncio.sleep(0.05)
+    assert len(given) == 1 and reader.holds > 0 and transport.reading  # held, still read
+    reader.data_received(b"c" * INBOX_MAX)
+    assert not transport.reading  # too much held: the socket waits too
+    clock.now += 1000  # paid
+    for _ in range(200):
+        if not reader.inbox:
+            break
+        await asyncio.sleep(0.01)
+    assert transport.reading
+    assert b"".join(given[1:]) == b"b" * (READ_SLICE + 10) + b"c" * INBOX_MAX
+    assert all(len(chunk) <= READ_SLICE for chunk in given)
+    reader.close()
+
+
 # --- with real clients ----------------------------------------------------------------------
 
 
@@ -237,13 +340,50 @@ async def test_a_tab_flood_slows_only_the_flooder(tmp_path, host_key):
         await asyncio.sleep(1)  # the flooder has spent its burst
         times = await echo_times(honest[1], honest[2], 4)
         dropped = flooding.pacer.dropped
+        reader = flooding.gate.reader
+        held = reader.holds if reader is not None else 0
         await asyncio.wait_for(flood, 30)
         p95 = sorted(times)[round(0.95 * (len(times) - 1))]
         assert p95 < 0.25 and max(times) < 1.0, f"p95 {p95:.3f}s, max {max(times):.3f}s"
-        assert dropped > 0  # the flooder's excess was dropped, not queued without end
+        # The flooder's excess was dropped or held back before the SSH layer (at most
+        # INBOX_MAX bytes of it), not queued without end.
+        assert dropped > 0 or held > 0
     finally:
         for conn, _, _ in links:
             conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+@pytest.mark.parametrize(
+    ("flags", "shares"),
+    [
+        ((), [(0.05, 0.3), (0.08, 0.3)]),
+        (
+            ("--session-share", "0.02", "--address-share", "0.5", "--burst", "2"),
+            [(0.02, 2), (0.5, 2)],
+        ),
+        (("--session-share", "0"), None),
+    ],
+)
+async def test_the_share_flags_reach_each_sessions_budget(tmp_path, host_key, flags, shares):
+    """`cantina serve --session-share S --address-share S --burst S`: a session that
+    logs in is held to those shares (its own bucket, then its address's); 0 for no limit."""
+    args = build_parser().parse_args(["serve", "--open", "--port", "0", *flags])
+    options = dataclasses.replace(host_options(args), host_key=host_key)
+    host = Host(options, None)
+    await host.start(load_or_create_host_key(host_key))
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    conn, _, _ = await connect_from(host.port, "127.0.0.1", key)
+    try:
+        (session,) = host.sessions
+        budget = session.budget
+        if shares is None:
+            assert budget is None and session.pacer.budget is None
+        else:
+            assert budget is not None
+            assert [(b.rate, b.burst) for b in budget.buckets] == shares
+    finally:
+        conn.close()
         await asyncio.wait_for(host.close(), 10)
 
 

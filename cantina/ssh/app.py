@@ -14,14 +14,14 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from cantina.app import CantinaApp
-from cantina.chat import ChatSeat, Muted
+from cantina.chat import ChatSeat, MuteBook, Muted, rejoin_key
 from cantina.ssh.driver import ChannelDriver, Terminal
 from cantina.ssh.styles import SharedStylesheet
 from screens.backroom import LobbyScreen
 from screens.game_screens import screen_for
 from screens.stylesheets import stylesheets
 from screens.table import TableScreen
-from screens.textual_compat import keep_process_streams, lazy_strip_caches
+from screens.textual_compat import frame_due, keep_process_streams, lazy_strip_caches
 
 log = logging.getLogger("cantina.ssh")
 
@@ -65,6 +65,7 @@ class HostedApp(CantinaApp):
         player: Player | None,
         save_dir: Path | None = None,
         campaign_store: Campaigns | None = None,
+        mutes: MuteBook | None = None,
     ) -> None:
         super().__init__(save_preferences=False, save_dir=save_dir)
         # No turn bell over SSH unless the player turns it on: the host's own preference
@@ -81,8 +82,17 @@ class HostedApp(CantinaApp):
         self.driver_class = ChannelDriver
         self.shared_screen: TableScreen | None = None
         """The screen of the shared table this session last sat at."""
+        self.mutes = mutes
+        """The host's book of everyone's mutes (None: this session's are its own)."""
         self.muted = Muted()
-        """Whom this player has muted, in the lobby's chat and at every table."""
+        """Whom this player has muted, in the lobby's chat and at every table: a keyed
+        player's are kept by the host under their key (the same on every connection), a
+        guest's under their seat's rejoin code once they have one (`keep_mutes`)."""
+        if mutes is not None and player is not None:
+            if player.guest:
+                self.muted.changed = self.keep_mutes
+            else:
+                self.muted = mutes.of(player.identity)
         # As Textual's own console, with the player's colour depth. The host's NO_COLOR is
         # not the player's: `no_color=False` (Textual hides it from its console instead).
         self.console = Console(
@@ -119,6 +129,10 @@ class HostedApp(CantinaApp):
             # In case the first screen never comes up at all.
             asyncio.get_running_loop().call_later(LEAVE_ANYWAY, self.exit)
 
+    def frame_due(self) -> bool:
+        """Whether a frame is still to be drawn (the host's work meter waits for it)."""
+        return frame_due(self)
+
     def on_ready(self) -> None:
         self.up = True
         if self.leaving:
@@ -151,12 +165,33 @@ class HostedApp(CantinaApp):
         if shown is not None and not shown.gone and shown.dealer is table.dealer:
             return  # already at this table (one screen per table and player)
         place = table.place_of(self.player)
+        self.keep_mutes()
         chat = ChatSeat(table.chat, self.player, self.muted, watching=not place.player)
         self.shared_screen = screen_for(table.dealer, place, chat=chat)
         self.showing(self.shared_screen)
         self.push_screen(self.shared_screen)
         if not place.player:
             self.notify(f"Watching table {table.code}.", markup=False)
+
+    def keep_mutes(self) -> None:
+        """A guest's mutes, kept by the host under their seat's rejoin code (if they have
+        a seat): a new connection with that code has them again (`rejoined`)."""
+        code = self._rejoin_code()
+        if code is not None and self.mutes is not None:
+            self.mutes.put(rejoin_key(code), self.muted)
+
+    def rejoined(self, table: SharedTable) -> None:
+        """Back in a guest's seat by its rejoin code: whom they muted before, muted again."""
+        code = self._rejoin_code(table)
+        if code is not None and self.mutes is not None:
+            self.mutes.adopt(rejoin_key(code), self.muted)
+
+    def _rejoin_code(self, table: SharedTable | None = None) -> str | None:
+        lobby, player = self.lobby, self.player
+        if lobby is None or player is None or not player.guest:
+            return None
+        table = table or lobby.table_of(player.identity)
+        return lobby.rejoin_code(table, player.identity) if table is not None else None
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The palette, less what would write a file on the host (screenshots)."""

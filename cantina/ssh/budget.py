@@ -20,8 +20,13 @@ in another's account, and the time is the host thread's own (`thread_time`), so 
 machine does not make a key look dearer. What the app does after resting (a table's
 moves, a clock, the lobby's list redrawn for others' tables) is not its input's doing
 and costs it nothing. Parsing the keys runs in the SSH connection's callback, and is
-timed and charged there (`InputPacer.feed`). Not counted: the SSH layer (bounded by the
-byte budget of limits.py) and AI players, who think in worker threads.
+timed and charged there (`InputPacer.feed`). The SSH layer's work on a connection's
+bytes (decrypting and dispatching each packet: a flood of window changes costs the host
+there, not in the app) is timed and charged to the session it carries, and while that
+session must wait its connection's bytes wait too (`ReadPacer`). A frame the app has still to
+draw after its input counts as that input's work (`WorkBudget.drawing`): on a crowded
+loop the screen's update timer fires late. Not counted: AI players, who think in worker
+threads.
 
 The share (`Bucket`): a token bucket of seconds of work, refilled at `rate` seconds per
 second up to `burst`. Each session has one, and so has each client address, which all
@@ -44,6 +49,7 @@ redraw is charged as any work.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 import weakref
@@ -75,6 +81,15 @@ RESIZE_QUIET = 0.05
 """Seconds a client's size must stay put before its app is resized."""
 RESIZE_MAX = 0.25
 """Seconds at most between resizes while the size keeps changing (a storm)."""
+DRAW_MAX = 1.0
+"""Seconds after input is given during which a frame the app has still to draw (see
+`WorkBudget.drawing`) keeps it from having rested: on a crowded loop the screen's update
+timer fires late, and its layout and drawing are the dearest part of a key or a resize.
+(Past it, an app that never stops drawing, an animation, is at its own work.)"""
+UNPARK_SLICE = 0.01
+"""Seconds of work at most in one pass over a session's put-off callbacks: between passes
+the loop reads the others' keys (a session's whole start-up, put off, is a second of work
+in one go otherwise)."""
 DEEP_DEBT = 1.0
 """Seconds of work owed past which a session waits out its debt whoever else is at work:
 a flood's debt grows past it within seconds, a player going from screen to screen seldom
@@ -132,8 +147,14 @@ class WorkBudget:
         """When the app last had nothing scheduled (the clock's time)."""
         self.busy = False
         """Whether the app is still at work on input given to it."""
+        self.began_at = -1e9
+        """When input was last given to the app (the clock's time)."""
+        self.drawing: Callable[[], bool] | None = None
+        """Whether the app still has a frame to draw (set once the app is made)."""
         self.spent = 0.0
         """Seconds of work charged in all (for tests and benchmarks)."""
+        self.metered = 0.0
+        """Seconds of work run for this session's app in all, charged or not (the same)."""
         self.parked: deque[tuple[Context, Callable[..., Any], tuple[Any, ...]]] | None = None
         """The app's callbacks put off while in debt, in order."""
         self._unpark: asyncio.TimerHandle | None = None
@@ -147,14 +168,18 @@ class WorkBudget:
         """Input (a key, a new size) is being given to the app: its work from now until
         it rests is charged."""
         self.busy = True
-        self.last_work = self.idle_since = self.clock()
+        self.began_at = self.last_work = self.idle_since = self.clock()
 
     def rested(self) -> bool:
-        """Whether the app has had nothing to do for `REST` (a frame it waits for is due
-        sooner), or has run nothing for `REST_MAX`."""
+        """Whether the app has had nothing to do for `REST` and has no frame left to
+        draw (within `DRAW_MAX` of its input), or has run nothing for `REST_MAX`."""
         now = self.clock()
-        idle = self.pending <= 0 and now - self.idle_since >= REST
-        return idle or now - self.last_work >= REST_MAX
+        if now - self.last_work >= REST_MAX:
+            return True
+        if self.pending > 0 or now - self.idle_since < REST:
+            return False
+        drawing = self.drawing
+        return drawing is None or now - self.began_at >= DRAW_MAX or not drawing()
 
     def quiet(self) -> bool:
         """Whether the app has finished with the input it was given."""
@@ -189,8 +214,9 @@ class WorkBudget:
         parked = self.parked
         if parked is None:
             return
+        began = time.thread_time()
         for _ in range(len(parked)):
-            if self.wait() > 0:
+            if self.wait() > 0 or time.thread_time() - began >= UNPARK_SLICE:
                 break
             context, callback, args = parked.popleft()
             started = time.thread_time()
@@ -219,6 +245,7 @@ class WorkBudget:
         """One callback of the app ran for `seconds` of processor time: charged if the
         app is at work on input."""
         self.pending -= 1
+        self.metered += seconds
         self.last_work = now = self.clock()
         if self.pending <= 0:
             self.idle_since = now
@@ -279,6 +306,7 @@ class Budgets:
         return self.rate > 0
 
     def open(self, address: str) -> WorkBudget:
+        self._forget_paid()
         bucket, users = self.addresses.get(address) or (
             Bucket(self.address_rate, self.address_burst),
             0,
@@ -287,14 +315,19 @@ class Budgets:
         return WorkBudget([Bucket(self.rate, self.burst), bucket])
 
     def close(self, address: str, budget: WorkBudget) -> None:
-        """A session ended: its address's account goes when its last session does (and
-        comes back full, as a debt never outlives the flood that made it by much)."""
+        """A session ended: its address's account goes when its last session has, once
+        it is out of debt (an address that leaves and comes back is not let off its
+        debt; one that has paid comes back to a full account)."""
         if address in self.addresses:
             bucket, users = self.addresses[address]
-            if users <= 1:
+            self.addresses[address] = (bucket, max(0, users - 1))
+        # Forgotten at the next session's start, not now: taking the app down is still
+        # to come, and is charged to this account.
+
+    def _forget_paid(self) -> None:
+        for address, (bucket, users) in list(self.addresses.items()):
+            if users == 0 and bucket.wait() == 0:
                 del self.addresses[address]
-            else:
-                self.addresses[address] = (bucket, users - 1)
 
 
 # --- the meter ------------------------------------------------------------------------------
@@ -518,3 +551,82 @@ class InputPacer:
                 timer.cancel()
         self._drain = self._resize_timer = None
         self.held.clear()
+
+
+# --- holding a connection's bytes -----------------------------------------------------------
+
+READ_SLICE = 4096
+"""Bytes of a connection handed to the SSH layer at once, the budget looked at between:
+a few dozen packets, a few milliseconds of decrypting and dispatching."""
+
+
+INBOX_MAX = 65536
+"""Bytes of a connection held unprocessed while its session waits; past it its socket is
+not read until they are (TCP holds the rest back, in the client)."""
+
+
+class ReadPacer:
+    """A connection's bytes on their way into the SSH layer (asyncssh's `data_received`),
+    held while the session it carries is over its budget. The SSH layer's own work (to
+    decrypt each packet and dispatch it: a window change costs the host far more there
+    than once coalesced) is timed and charged to that session like its app's. The socket
+    is still read (that costs little, and a client that leaves is seen to leave), but
+    what arrives waits; past `INBOX_MAX` bytes waiting, the socket is not read either."""
+
+    def __init__(self, read: Callable[[bytes], None], transport: Any) -> None:
+        self._read = read
+        self.transport = transport
+        """The connection's transport (None: it is never paused)."""
+        self.budget: WorkBudget | None = None
+        """The budget of the session this connection carries (None: nothing held)."""
+        self.inbox = bytearray()
+        self.holds = 0
+        """Times its bytes were held (for tests and benchmarks)."""
+        self.paused = False
+        self._timer: asyncio.TimerHandle | None = None
+
+    def data_received(self, data: bytes, datatype: Any = None) -> None:
+        self.inbox += data
+        if len(self.inbox) > INBOX_MAX:
+            self._pause()
+        if self._timer is None:
+            self._drain()
+
+    def _drain(self) -> None:
+        self._timer = None
+        while self.inbox:
+            budget = self.budget
+            wait = budget.wait() if budget is not None else 0.0
+            if wait > 0:
+                self.holds += 1
+                loop = asyncio.get_running_loop()
+                self._timer = loop.call_later(max(QUIET, min(wait, POLL)), self._drain)
+                return
+            chunk = bytes(self.inbox[:READ_SLICE])
+            del self.inbox[:READ_SLICE]
+            charged = budget.spent if budget is not None else 0.0
+            started = time.thread_time()
+            self._read(chunk)
+            if budget is not None:  # less what was charged inside (keys' parsing)
+                took = time.thread_time() - started - (budget.spent - charged)
+                budget.charge(max(0.0, took))
+            if self.paused and len(self.inbox) <= INBOX_MAX // 2:
+                self._resume()
+
+    def _pause(self) -> None:
+        if not self.paused and self.transport is not None:
+            self.paused = True
+            with contextlib.suppress(Exception):  # a transport closing
+                self.transport.pause_reading()
+
+    def _resume(self) -> None:
+        self.paused = False
+        with contextlib.suppress(Exception):
+            self.transport.resume_reading()
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.inbox.clear()
+        self.budget = None

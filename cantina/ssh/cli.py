@@ -23,6 +23,9 @@ def host_options(args: argparse.Namespace) -> HostOptions:
         login_timeout=args.login_grace,
         startups_per_address=args.startups_per_address,
         startups=Startups(*args.max_startups),
+        work_rate=args.session_share,
+        address_work_rate=args.address_share,
+        work_burst=args.burst,
     )
     return HostOptions(
         host=args.host,

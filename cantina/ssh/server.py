@@ -15,6 +15,7 @@ import random
 import secrets
 import traceback
 from collections import Counter
+from contextvars import copy_context
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,11 @@ from typing import Any
 import asyncssh
 
 from cantina.campaign.store import save_dir
+from cantina.chat import MuteBook
 from cantina.lobby import Lobby
 from cantina.pace import Pace
 from cantina.seating import clean_name
-from cantina.ssh.budget import OWNER, Budgets, InputPacer, WorkBudget, WorkMeter
+from cantina.ssh.budget import OWNER, Budgets, InputPacer, ReadPacer, WorkBudget, WorkMeter
 from cantina.ssh.keys import fingerprint
 from cantina.ssh.limits import InputBudget, InputGate, Limits, early_drop
 from cantina.store.campaigns import CampaignKeeper, RedisCampaigns
@@ -146,6 +148,8 @@ class Host:
         )
         """Each session's and each address's share of the host's time (budget.py)."""
         self._sweeper: asyncio.Task[None] | None = None
+        self.mutes = MuteBook()
+        """Whom each player has muted, kept across their connections (chat.py)."""
 
     def player_saves(self, identity: str) -> Path | None:
         """Where this player's campaigns are kept: a folder named for their key's
@@ -355,6 +359,9 @@ class Gate(asyncssh.SSHServer):
         """Why the host ended this connection, or its last session ended, for the log."""
         self.sessions_open = 0
         self._no_session: asyncio.TimerHandle | None = None
+        self.reader: ReadPacer | None = None
+        """The connection's bytes on their way to asyncssh, held while its session is
+        over its budget (budget.py)."""
 
     # --- who gets in ---------------------------------------------------------------------
 
@@ -364,6 +371,9 @@ class Gate(asyncssh.SSHServer):
         self.address = str(peer[0]) if peer else "?"
         self.opened = asyncio.get_running_loop().time()
         self.host.connections += 1
+        # asyncssh keeps its transport as `_transport`: paused while too much waits.
+        self.reader = ReadPacer(conn.data_received, getattr(conn, "_transport", None))
+        conn.data_received = self.reader.data_received  # type: ignore[method-assign]
         why = self.host.room_to_log_in(self)
         if why:
             self.refuse(why, FULL)
@@ -390,6 +400,8 @@ class Gate(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.host.connections -= 1
+        if self.reader is not None:
+            self.reader.close()
         self.host.stop_waiting(self)
         if self.logged_in:
             self.host.logged_out(self)
@@ -579,7 +591,17 @@ class Session(asyncssh.SSHServerSession):
         self.host.started(self)
         if self.host.budgets.enabled:
             self.budget = self.pacer.budget = self.host.budgets.open(self.gate.address)
-        self.task = asyncio.create_task(self.run(), name=f"cantina session {self.gate.identity}")
+            if self.gate.reader is not None:
+                self.gate.reader.budget = self.budget
+        # The app's work, in every task it makes, is this session's (from the first step
+        # on: making the app is work too, put off while its address is in debt).
+        context = copy_context()
+        context.run(OWNER.set, self.budget)
+        if self.budget is not None:
+            self.budget.began()
+        self.task = asyncio.create_task(
+            self.run(), name=f"cantina session {self.gate.identity}", context=context
+        )
 
     def refuse(self, why: str) -> None:
         assert self.chan is not None
@@ -595,7 +617,6 @@ class Session(asyncssh.SSHServerSession):
         from cantina.ssh.app import HostedApp, colour_system
 
         assert self.chan is not None
-        OWNER.set(self.budget)  # the app's work, in every task it makes, is this session's
         try:
             colours = colour_system(self.chan.get_terminal_type(), self.chan.get_environment())
             lobby = self.host.lobby
@@ -611,11 +632,16 @@ class Session(asyncssh.SSHServerSession):
                     player=player,
                     save_dir=self.host.player_saves(self.gate.identity),
                     campaign_store=self.host.player_campaigns(self.gate.identity),
+                    mutes=self.host.mutes,
                 )
+                if self.budget is not None:
+                    self.budget.drawing = app.frame_due
                 if self.closed or self.input_ended:  # gone before its app was made
                     app.leave()
                 await app.run_async(size=self.size)
             finally:
+                if self.app is not None:
+                    self.app.keep_mutes()  # a guest's, for their rejoin code
                 if lobby is not None and player is not None:
                     lobby.left(player)
             if app.return_code and not self.goodbye:
@@ -634,10 +660,21 @@ class Session(asyncssh.SSHServerSession):
     def _release(self) -> None:
         """Give back this session's account (once) and drop what it held."""
         self.pacer.close()
+        reader = self.gate.reader
+        if reader is not None and reader.budget is self.budget:
+            reader.budget = None
         if self.budget is not None:
             self.budget.close()
             self.host.budgets.close(self.gate.address, self.budget)
             self.budget = self.pacer.budget = None
+
+    def _leave(self) -> None:
+        """End the app: taking its screens down is this session's work, charged to its
+        share (and its address's, which outlives it while in debt)."""
+        if self.budget is not None:
+            self.budget.began()
+        if self.app is not None:
+            self.app.leave()
 
     def close(self, status: int) -> None:
         """Say goodbye (if there is a reason to) and close the channel."""
@@ -658,7 +695,7 @@ class Session(asyncssh.SSHServerSession):
         if self.budget is not None:
             self.budget.close()  # nothing of it waits: it must shut down
         if self.app is not None:
-            self.app.leave()
+            self._leave()
         elif self.chan is not None and not self.closed:
             self.refuse(why)
 
@@ -684,7 +721,7 @@ class Session(asyncssh.SSHServerSession):
             if self.gate.conn is not None:
                 self.gate.conn.abort()
             if self.app is not None:
-                self.app.leave()
+                self._leave()
             return
         try:
             chan.write(data)
@@ -725,7 +762,7 @@ class Session(asyncssh.SSHServerSession):
         """The client has no more input: end the app, and keep the channel open until it
         has ended, for the exit status."""
         if self.app is not None:
-            self.app.leave()
+            self._leave()
             return True
         if self.task is not None:  # its app is on its way: it ends as soon as it is made
             self.input_ended = True
@@ -736,6 +773,6 @@ class Session(asyncssh.SSHServerSession):
         self.gate.session_closed()
         self.closed = True
         if self.app is not None:
-            self.app.leave()
+            self._leave()
         self.host.ended(self)
         self._release()
