@@ -161,8 +161,8 @@ def first_resume_keeps_styles(screen: Screen[Any], message: Message) -> None:
     (`ScreenResume.refresh_styles`), which restyles every node it has just styled as it
     mounted: on a setup screen of a hundred nodes, a third of opening it. Only the first
     resume is spared (a later one may follow a change of theme while it was hidden)."""
-    if isinstance(message, ScreenResume) and not getattr(screen, "_resumed_once", False):
-        screen._resumed_once = True  # type: ignore[attr-defined]
+    if isinstance(message, ScreenResume) and not getattr(screen, "cantina_resumed_once", False):
+        screen.cantina_resumed_once = True  # type: ignore[attr-defined]
         message.refresh_styles = False
 
 

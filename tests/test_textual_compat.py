@@ -86,6 +86,18 @@ PIECES = [
         Piece(f"textual.strip:Strip.{name}")
         for name in (*compat.STRIP_CACHES, "_segments", "_cell_length", "_render_cache")
     ),
+    Piece("textual.app:App._fatal_error", params=("self",)),
+    Piece("textual.app:App._close_messages_no_wait", params=("self",)),
+    Piece("textual.app:App._screen_stack", instance=True),
+    *(
+        Piece(f"textual.screen:Screen.{name}", instance=True)
+        for name in (
+            "_layout_required",
+            "_repaint_required",
+            "_recompose_required",
+            "_dirty_widgets",
+        )
+    ),
     Piece("textual.strip:Strip._link_ids"),
     Piece("textual.strip:Strip._cell_count"),
     Piece("textual.dom:DOMNode._get_component_classes"),
