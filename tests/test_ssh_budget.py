@@ -441,3 +441,21 @@ async def test_a_focus_change_that_keeps_the_keys_keeps_the_footer():
         await pilot.pause()
         assert app.screen.query_one(Footer).query(FooterKey)
         assert {key.key for key in app.screen.query(FooterKey)} != {key.key for key in keys}
+
+
+def test_a_new_player_starts_out_of_debt_but_an_address_coming_back_does_not():
+    """Making a session's app (about half a second of work) is covered once by the start
+    allowance: a newcomer's first keys are not held behind others' play. A second session
+    from the same address, its address's allowance spent, owes its start-up."""
+    budgets = Budgets(rate=0.05, burst=0.3, address_rate=0.08, address_burst=0.3)
+    first = budgets.open("192.0.2.1")
+    first.charge(0.5)
+    assert first.owed() == 0
+    again = budgets.open("192.0.2.1")
+    again.charge(0.5)
+    assert again.owed() > 1.0
+    elsewhere = budgets.open("192.0.2.2")
+    elsewhere.charge(0.5)
+    assert elsewhere.owed() == 0
+    elsewhere.charge(0.5)
+    assert elsewhere.owed() > 1.0, "the allowance is once, not a bigger burst"

@@ -90,6 +90,11 @@ UNPARK_SLICE = 0.01
 """Seconds of work at most in one pass over a session's put-off callbacks: between passes
 the loop reads the others' keys (a session's whole start-up, put off, is a second of work
 in one go otherwise)."""
+START_ALLOWANCE = 0.6
+"""Seconds of work a new session, and an address new to the host, have beyond their
+burst, once: making a session's app costs 0.3 to 0.5 s, and a player who has just
+arrived should not start in debt, their first keys held while others play. An address
+that leaves and comes back while in debt keeps its account, so gets no new allowance."""
 DEEP_DEBT = 1.0
 """Seconds of work owed past which a session waits out its debt whoever else is at work:
 a flood's debt grows past it within seconds, a player going from screen to screen seldom
@@ -106,18 +111,22 @@ class Bucket:
     charged after it is done, so the bucket may go into debt; it is `ready` again once
     refilled to zero."""
 
-    def __init__(self, rate: float, burst: float, clock: Clock = time.perf_counter) -> None:
+    def __init__(
+        self, rate: float, burst: float, clock: Clock = time.perf_counter, extra: float = 0.0
+    ) -> None:
         self.rate = rate
         self.burst = burst
         self.clock = clock
-        self.tokens = burst
+        self.tokens = burst + extra
+        """Above `burst` only at first, by `extra`: what is spent of it is not refilled."""
         self.stamp = clock()
         self.debt_until = self.stamp
         """When this bucket is out of debt (in the past when it is not in debt)."""
 
     def level(self) -> float:
         now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        refilled = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.tokens = max(self.tokens, refilled)
         self.stamp = now
         return self.tokens
 
@@ -308,11 +317,11 @@ class Budgets:
     def open(self, address: str) -> WorkBudget:
         self._forget_paid()
         bucket, users = self.addresses.get(address) or (
-            Bucket(self.address_rate, self.address_burst),
+            Bucket(self.address_rate, self.address_burst, extra=START_ALLOWANCE),
             0,
         )
         self.addresses[address] = (bucket, users + 1)
-        return WorkBudget([Bucket(self.rate, self.burst), bucket])
+        return WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
 
     def close(self, address: str, budget: WorkBudget) -> None:
         """A session ended: its address's account goes when its last session has, once
