@@ -40,7 +40,8 @@ async def measure(store: RedisStore, tables: int, dice: bool) -> list[float]:
         code = f"B{int(dice)}{number}"
         creator = SeatedRecord("bench", "Ana")
         setup = encode_setup(SETUP)
-        store.save(TableRecord(code=code, setup=setup, creator=creator, stand_in="Cautious"))
+        record = TableRecord(code=code, setup=setup, creator=creator, stand_in="Cautious")
+        store.save(record, new=True)  # a table just opened: the only record that makes one
         table, journal, rng = LiveTable(SETUP), Journal(store, code), random.Random(number)
         while (decision := table.game.pending) is not None and len(table.moves) < 50:
             action = rng.choice(decision.options)
