@@ -99,8 +99,10 @@ HOST_VOICE = "cantina:host"
 """The identity of what the host itself says in a chat room."""
 CHAT_QUEUE = 1000
 """Lines said here that may wait for a Redis away before the oldest are let go."""
-CODE_POOL = 4
-"""Join codes a host of a shared lobby holds in Redis ahead of its next tables."""
+CODE_POOL = 16
+"""Join codes a host of a shared lobby holds in Redis ahead of its next tables: enough for
+a crowd arriving at once (with 4, eight players setting up tables in the same second
+ran the pool dry before a beat could top it up, and half of them were refused)."""
 CODE_DRAWS = 32
 """Draws a beat makes at most to top its pool up (each clash draws again)."""
 HELD_NEW = 5.0

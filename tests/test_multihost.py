@@ -19,7 +19,7 @@ from test_store_ssh import next_offer, replayed, serve
 from cantina.dealer import ASKING, OVER, Pace, Place
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
-from cantina.lobby import Lobby, Player, SharedTable, record_of
+from cantina.lobby import CODE_POOL, Lobby, Player, SharedTable, record_of
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record
 from cantina.store.redis_store import RedisStore, Said
@@ -577,7 +577,7 @@ async def test_two_hosts_drawing_the_same_codes_at_once_open_tables_under_differ
     once: each code goes to one host (Redis holds it for it), the other draws again, and
     four tables opened at the same moment, two on each host, have four codes, each table
     shown on both hosts with its own creator."""
-    drawn = [letter * 4 for letter in "ABCDEFGHJKMNPQRS"]
+    drawn = [a + b + a + b for a in "ABCDEFGH" for b in "JKMNPQRS"]
 
     def source() -> Callable[[], str]:
         codes = iter(drawn * 3)
@@ -598,11 +598,31 @@ async def test_two_hosts_drawing_the_same_codes_at_once_open_tables_under_differ
         store = a.shared
         assert store is not None
         assert await store.codes() == set(codes)
-        await until(lambda: len(a._codes) == len(b._codes) == 4)  # topped up again
+        await until(lambda: len(a._codes) == len(b._codes) == CODE_POOL)  # topped up again
         assert not set(a._codes) & set(b._codes)
         assert not set(a._codes + b._codes) & set(codes)
     finally:
         await stop(a, b)
+
+
+async def test_a_crowd_setting_up_tables_in_the_same_moment_is_never_refused_a_code(
+    redis_server,  # noqa: F811
+):
+    """Twelve players on one host open tables in the same moment, before any beat could
+    top the host's codes up: every one gets a table, under a code of its own that Redis
+    holds for it (with a pool of 4, eight at once had half of them refused)."""
+    a = await host(redis_server.url)
+    try:
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("A"), Seat("B")), seed=3)
+        tables = [a.create(setup, Player(f"key:c{i}", f"C{i}")) for i in range(12)]
+        assert len({t.code for t in tables}) == 12
+        store = a.shared
+        assert store is not None
+        await until(lambda: {t.code for t in tables} <= a.tables.keys())
+        await store.flush()
+        assert {t.code for t in tables} <= await store.codes()
+    finally:
+        await stop(a)
 
 
 async def test_chat_said_on_one_host_shows_on_the_other_once_cleaned_and_paced(
