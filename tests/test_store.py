@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 import pytest
 from redis_server import RedisServer, needs_redis, redis_server  # noqa: F401
@@ -183,3 +184,28 @@ async def wait_for(check, timeout: float = 10.0) -> None:
     while not check():
         assert loop.time() < deadline, "timed out"
         await asyncio.sleep(0.01)
+
+
+async def test_hosts_whose_clocks_disagree_agree_on_who_is_here(tmp_path, monkeypatch):
+    """Host A's clock runs a minute behind (a VM that lost time): bob, who follows a table
+    from A, is still seen from host B, and once A stops saying so he is gone from B's
+    view after the short while a word of presence holds, not a minute later. Expiries
+    are set and read on Redis's clock, never a host's."""
+    monkeypatch.setattr("cantina.store.redis_store.HERE_MS", 400)
+    server = RedisServer(tmp_path)
+    server.start()
+    a, b = RedisStore.from_url(server.url), RedisStore.from_url(server.url)
+    try:
+        real = time.time
+        monkeypatch.setattr(time, "time", lambda: real() - 60)  # A's beat, a minute behind
+        await a.beat("host-a", {"ABCD": {"key:bob": "bob"}}, [])
+        monkeypatch.setattr(time, "time", lambda: real() + 60)  # B's, a minute ahead
+        seen, _ = await b.beat("host-b", {"ABCD": {"key:eve": "eve"}}, [])
+        assert seen["ABCD"] == {"key:bob": "bob", "key:eve": "eve"}
+        await asyncio.sleep(0.6)  # A says nothing more; eve's host goes on beating
+        seen, _ = await b.beat("host-b", {"ABCD": {"key:eve": "eve"}}, [])
+        assert seen["ABCD"] == {"key:eve": "eve"}
+    finally:
+        await a.close()
+        await b.close()
+        server.stop()

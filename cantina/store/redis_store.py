@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable
 from typing import Any, NamedTuple, TypeVar
 
@@ -146,6 +145,31 @@ return 1
 """Hold a join code for host ARGV[1] for ARGV[2] ms (or keep holding it): 1 if held, 0
 when a table has the code or another host holds it."""
 
+HERE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ms = tonumber(ARGV[1])
+for i = 2, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], (now + ms) .. ':' .. ARGV[i + 1])
+end
+if #ARGV > 1 then redis.call('PEXPIRE', KEYS[1], ms * 3) end
+local live = {}
+local got = redis.call('HGETALL', KEYS[1])
+for j = 1, #got, 2 do
+  local value = got[j + 1]
+  local colon = string.find(value, ':', 1, true)
+  local expiry = colon and tonumber(string.sub(value, 1, colon - 1))
+  if expiry and expiry > now then
+    live[#live + 1] = got[j]
+    live[#live + 1] = string.sub(value, colon + 1)
+  end
+end
+return live
+"""
+"""Say that each (who, name) of ARGV[2..] follows the table of presence hash KEYS[1] for
+ARGV[1] ms more; who follows it now, as a flat who, name list. Every expiry is set and
+read on Redis's clock (TIME), so hosts whose clocks disagree still agree on who is here."""
+
 RESERVE_MS = 60_000
 """How long a drawn code stays a host's unless renewed (each beat, or the table's
 record lands under it)."""
@@ -219,6 +243,7 @@ class RedisStore:
         self._lease = client.register_script(LEASE)
         self._release = client.register_script(RELEASE)
         self._reserve = client.register_script(RESERVE)
+        self._here = client.register_script(HERE)
         self._held: tuple[str, set[str]] = ("", set())
         """The host that beats through this store, and the leases it held at its last
         beat: let go of as the store closes, so another host takes over at once."""
@@ -534,25 +559,16 @@ class RedisStore:
         """One beat of a host (each second): say who follows each of its tables from it
         (identity: name), take or keep the lease on the AI seats of `leases`; who follows
         each table from any host, and the leases this host holds (StoreAway)."""
-        now = int(time.time() * 1000)
         codes = list(here)
         async with self.client.pipeline(transaction=False) as pipe:
             for code in codes:
-                if here[code]:
-                    until = now + HERE_MS
-                    said: dict[Any, Any] = {w: f"{until}:{n}" for w, n in here[code].items()}
-                    pipe.hset(self.here_key(code), mapping=said)
-                    pipe.pexpire(self.here_key(code), HERE_MS * 3)
-                pipe.hgetall(self.here_key(code))
-            answers = await self._call(pipe.execute())
-        found = [a for a in answers if isinstance(a, dict)]
+                said = [part for who, name in here[code].items() for part in (who, name)]
+                await self._here(keys=[self.here_key(code)], args=[HERE_MS, *said], client=pipe)
+            answers: Any = await self._call(pipe.execute())
         present: dict[str, dict[str, str]] = {}
-        for code, got in zip(codes, found, strict=True):
-            present[code] = {}
-            for who, value in got.items():
-                expiry, _, name = bytes(value).decode().partition(":")
-                if expiry.isdigit() and int(expiry) > now:
-                    present[code][bytes(who).decode()] = name
+        for code, flat in zip(codes, answers, strict=True):
+            pairs = iter(bytes(part).decode() for part in flat)
+            present[code] = dict(zip(pairs, pairs, strict=True))
         held: set[str] = set()
         for code in leases:
             answer: Any = await self._call(
