@@ -11,7 +11,8 @@ table's keys on one node and the append script may touch them together):
 - `cantina:{CODE}:seats`, a hash: who sits at each seat (JSON), claimed by one script, so
   two hosts cannot give one seat to two people (`seat`).
 - `cantina:{CODE}:here`, a hash: who follows the table from some host, each until when
-  (ms on Redis's own clock, so hosts' clocks need not agree); `cantina:{CODE}:ai`: the lease of the host that plays the AI seats (`beat`).
+  (ms on Redis's own clock, so hosts' clocks need not agree); `cantina:{CODE}:ai`: the
+  lease of the host that plays the AI seats (`beat`).
 - `cantina:{CODE}:code`: a join code a host has drawn and holds for its next tables
   (`reserve`, renewed at each beat): two hosts opening tables at once never share a code.
 - `cantina:lobby:chat` and `cantina:{CODE}:chat`, capped streams: the lines said in the
