@@ -72,6 +72,10 @@ STORE_AWAY = (
     "The table store (Redis) is out of reach: the table waits for it, and no decision is lost."
 )
 STORE_BACK = "Redis is back: play goes on."
+CODE_TAKEN = (
+    "That table closed before it opened: while Redis was out of reach, its code went to"
+    " another host's table. Please set it again."
+)
 
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Join codes: no 0/O, 1/I/L to misread."""
@@ -158,6 +162,8 @@ class SharedTable:
     held_until: float = 0.0
     """A table read back from the store as the host started is not swept as left by
     everyone before then: its people need a moment to come back."""
+    closed_why: str = ""
+    """Why the table closed, when its people should hear more than that it did."""
 
     @property
     def live(self) -> LiveTable | None:
@@ -287,6 +293,8 @@ class Lobby:
         """Lines said through this host, on their way to the other hosts."""
         if self.shared is not None:
             self.chat.publish = self._sender("")
+            self.shared.host = self.host_id
+            self.shared.on_taken(self._code_taken)
 
     # --- people ----------------------------------------------------------------------------
 
@@ -707,6 +715,7 @@ class Lobby:
                         done = await shared.seat(table.code, seat, mode, who, before)
                         break
                     except StoreAway:
+                        stop_if_cancelled()
                         await asyncio.sleep(0.5)
                 else:
                     return
@@ -725,6 +734,17 @@ class Lobby:
         task = asyncio.get_running_loop().create_task(claim())
         self._claims.add(task)
         task.add_done_callback(self._claims.discard)
+
+    def _code_taken(self, code: str) -> None:
+        """A table set here while Redis was out of reach found its code gone to another
+        host's table when Redis came back (the store wrote nothing of it): it closes here,
+        its people told why, and the code's table, the other host's, is read instead."""
+        table = self.tables.get(code)
+        if table is None or table.campaign is not None:
+            return
+        table.closed_why = CODE_TAKEN
+        self.close(table, keep=True)  # keep: what Redis has under the code is not ours
+        self._stale.add(code)
 
     def _seat_lost(self, table: SharedTable, seat: int, player: Player) -> None:
         """Tell the person a seat given here went to someone else through another host, in
@@ -829,11 +849,13 @@ class Lobby:
                     if table is not None and table.dealer is not None:
                         await table.dealer.absorb(items)
             except StoreAway:
+                stop_if_cancelled()
                 away = True
                 await asyncio.sleep(0.5)
             except asyncio.CancelledError:
                 raise
             except Exception:  # one bad table must not stop this host following the rest
+                stop_if_cancelled()
                 log.exception("following the shared lobby failed")
                 await asyncio.sleep(0.5)
 
@@ -918,6 +940,7 @@ class Lobby:
                 await self._reserve(shared)
                 self.elsewhere, held = await shared.beat(self.host_id, here, leases)
             except StoreAway:
+                stop_if_cancelled()
                 held = set()
             for code, table in self.tables.items():
                 table.elsewhere = set(self.elsewhere.get(code, ()))
@@ -968,6 +991,17 @@ class Lobby:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(REJOIN_LENGTH))
             if code not in taken:
                 return code
+
+
+def stop_if_cancelled() -> None:
+    """End the task running this if it was asked to stop. A call to Redis cut short by
+    the cancel can come out as a lost connection (StoreAway), and Python 3.11's
+    `wait_for` can drop a cancel that meets its timeout: the lobby's loops, which go on
+    when Redis is away, would then go on for ever after the host stopped them (and hold
+    up the host's exit)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def draw_code() -> str:

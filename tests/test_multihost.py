@@ -19,7 +19,7 @@ from test_store_ssh import next_offer, replayed, serve
 from cantina.dealer import ASKING, OVER, Pace, Place
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
-from cantina.lobby import CODE_POOL, Lobby, Player, SharedTable, record_of
+from cantina.lobby import CODE_POOL, CODE_TAKEN, Lobby, Player, SharedTable, record_of
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record
 from cantina.store.redis_store import RedisStore, Said
@@ -675,3 +675,47 @@ async def test_chat_said_on_one_host_shows_on_the_other_once_cleaned_and_paced(
         assert c.chat.lines[0].plain() == "Ana: hello from A"
     finally:
         await stop(a, b, *([c] if c is not None else []))
+
+
+async def test_a_code_lost_while_redis_was_away_closes_the_late_table_not_the_other(
+    redis_server,  # noqa: F811
+):
+    """Host A holds a code for its next table, but its hold lapses (Redis out of its reach
+    longer than RESERVE_MS) and host B opens a table under that code. A's player then sets
+    a table under it: Redis keeps B's table as it was, A closes its own, saying why, and
+    shows B's under the code instead. A host's own new table written twice (an answer
+    lost) is not taken for another's."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        store_a, store_b = a.shared, b.shared
+        assert store_a is not None and store_b is not None
+        code = a._codes[0]
+        await store_a.client.delete(store_a.code_key(code))  # A's hold lapsed
+        assert await store_b.reserve(b.host_id, [code])
+        b._codes.insert(0, code)
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("A"), Seat("B")), seed=3)
+        theirs = b.create(setup, BO)
+        assert theirs.code == code
+        await store_b.flush()
+
+        if a._codes[0] != code:  # A's beat let the code go meanwhile: A had not seen it
+            a._codes.insert(0, code)
+        ours = a.create(setup, ANA)
+        assert ours.code == code
+        await store_a.flush()
+        stored = await store_a.table(code, entries=False)
+        assert stored is not None and stored.record.creator.identity == BO.identity
+        assert ours.closed_why == CODE_TAKEN
+        await until(lambda: code in a.tables and a.tables[code].creator == BO)
+        assert not ours.started
+
+        taken: list[str] = []
+        store_a.on_taken(taken.append)
+        again = a.create(setup, Player("key:cy", "Cy"))
+        record = record_of(again)
+        for _ in range(2):  # the first answer lost, say: the same new record once more
+            store_a.save(record, new=True)
+            await store_a.flush()
+        assert taken == [] and again.code in await store_a.codes()
+    finally:
+        await stop(a, b)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, TypeVar
 
 import msgspec
@@ -70,6 +70,13 @@ return -2
 table is not there, else the table's version (the entry came too late)."""
 
 KEEP = """
+if ARGV[4] == '1' then
+  local holder = redis.call('GET', KEYS[5])
+  if holder and holder ~= ARGV[6] then return -1 end
+  local maker = redis.call('HGET', KEYS[1], 'host')
+  if redis.call('EXISTS', KEYS[1]) == 1 and maker ~= ARGV[6] then return -1 end
+  redis.call('HSET', KEYS[1], 'host', ARGV[6])
+end
 if ARGV[2] ~= '1' and redis.call('HGET', KEYS[1], 'started') == '1' then return 0 end
 if ARGV[2] ~= '1' and ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[1])
@@ -90,7 +97,10 @@ unless the table has started and this record is one from before, or it is gone a
 is not a new one: a host that had not heard of the start (or the close) yet does not take
 the table back to its waiting room (or open it again). The record that starts the table
 sets its seats (ARGV[5]) as they were played: a claim still on its way is too late. The
-lobby is told."""
+lobby is told. A new table's record is refused (-1) if another host holds its code
+(KEYS[5]) or made a table under it: this host's hold on the code lapsed while Redis was
+out of its reach (RESERVE_MS), and the code went to another; the table made under it
+notes its host (ARGV[6]), so this host's own write made again is not refused."""
 
 SEAT = """
 local seat, who, mode = ARGV[1], ARGV[2], ARGV[4]
@@ -249,6 +259,10 @@ class RedisStore:
         """The host that beats through this store, and the leases it held at its last
         beat: let go of as the store closes, so another host takes over at once."""
         self._new: set[str] = set()
+        self.host = ""
+        """The host writing through this store (its lobby's `host_id`): a new table's
+        record notes it, so that host's write made again is not taken for another's."""
+        self._taken_listeners: list[Callable[[str], None]] = []
         """Tables opened here whose first record is still to be written."""
         self._waiting: dict[str, TableRecord | None] = {}
         """Records to write (None: a table to forget), newest only, by code."""
@@ -409,11 +423,12 @@ class RedisStore:
                     await asyncio.wait_for(self._woken.wait(), RETRY_WRITES)
                 await asyncio.sleep(RETRY_WRITES / 5)
 
-    async def _flush(self, code: str) -> None:
-        """Write the table's waiting record, if one waits (StoreAway: it waits still)."""
+    async def _flush(self, code: str) -> bool:
+        """Write the table's waiting record, if one waits (StoreAway: it waits still);
+        False if it was a new table's, refused for its code (`_taken`)."""
         async with self._writing:
             if code not in self._waiting:
-                return
+                return True
             record = self._waiting[code]
             if record is None:
                 async with self.client.pipeline(transaction=True) as pipe:
@@ -430,13 +445,14 @@ class RedisStore:
                     pipe.xadd(self.lobby_key, {"c": code}, maxlen=10000, approximate=True)
                     await self._call(pipe.execute())
             else:
-                await self._call(
+                answer: Any = await self._call(
                     self._keep(
                         keys=[
                             self.table_key(code),
                             self.index,
                             self.lobby_key,
                             self.seats_key(code),
+                            self.code_key(code),
                         ],
                         args=[
                             encode(record),
@@ -444,12 +460,29 @@ class RedisStore:
                             code,
                             "1" if code in self._new else "0",
                             seats_of(record),
+                            self.host,
                         ],
                     )
                 )
                 self._new.discard(code)
+                if int(answer) == -1:
+                    self._taken(code)
+                    return False
             if self._waiting.get(code, record) is record:  # nothing newer came meanwhile
                 self._waiting.pop(code, None)
+        return True
+
+    def _taken(self, code: str) -> None:
+        """This host's new table came too late for its code (see KEEP): nothing of it is
+        written, and the host is told, to close it here and say why."""
+        log.warning("table %s: its code went to another host while Redis was away", code)
+        self._waiting.pop(code, None)
+        for listener in list(self._taken_listeners):
+            listener(code)
+
+    def on_taken(self, listener: Callable[[str], None]) -> None:
+        """Be told of a new table of this host whose code another host had taken."""
+        self._taken_listeners.append(listener)
 
     async def flush(self) -> None:
         """Write every record waiting now, at once (StoreAway: they wait still)."""
@@ -457,7 +490,8 @@ class RedisStore:
             await self._flush(code)
 
     async def append(self, code: str, version: int, entry: Entry) -> bool:
-        await self._flush(code)  # the table's record first: its setup, before decisions
+        if not await self._flush(code):  # the table's record first: its setup, then moves
+            return False  # its code went to another host's table: nothing of it goes there
         answer: Any = await self._call(
             self._append(
                 keys=[self.table_key(code), self.log_key(code)], args=[version, encode(entry)]
