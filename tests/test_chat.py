@@ -16,6 +16,7 @@ from test_no_color import is_grey, picture
 from test_ssh import Keys, set_a_shared_table, start_host
 from test_ssh_tables import guest
 from textual import events
+from textual.widgets import OptionList
 
 import cantina.chat
 from cantina.app import CantinaApp
@@ -37,6 +38,7 @@ from cantina.lobby import Lobby, Player, SharedTable
 from cantina.seating import Seat, TableSetup
 from cantina.ssh.app import HostedApp
 from cantina.ssh.server import Host
+from screens import backroom
 from screens.backroom import LobbyScreen, WaitingScreen
 from screens.chat import ChatHistoryScreen, ChatPanel
 from screens.table import TableScreen
@@ -691,3 +693,27 @@ async def test_a_guests_mutes_come_back_with_their_rejoin_code(keys: Keys):
             if client is not None:
                 client.kill()
         await asyncio.wait_for(host.close(), 10)
+
+
+async def test_the_lobby_under_a_table_keeps_its_list_up_only_once_back(monkeypatch):
+    """While alice plays, her lobby (under the table) does not redo the tables' lines
+    every half second (each session's did, a cost growing with sessions times tables);
+    once she is back in the lobby, its list is current at once."""
+    lobby = Lobby(pace=INSTANT)
+    table = alone_with_ais(lobby)
+    lines: list[str] = []
+    real = backroom.table_line
+    monkeypatch.setattr(backroom, "table_line", lambda t: lines.append(t.code) or real(t))
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        lines.clear()
+        later = lobby.create(table.setup, CAROL)
+        await asyncio.sleep(backroom.REFRESH * 3)
+        assert lines == [], "the lobby under the table redid its list"
+        app.pop_screen()
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert later.code in lines
+        shown = app.screen.query_one("#tables", OptionList)
+        assert later.code in {shown.get_option_at_index(i).id for i in range(shown.option_count)}
+    lobby.close_all()
