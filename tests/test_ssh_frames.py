@@ -6,15 +6,23 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
+import statistics
 import textwrap
 import time
 
-from textual import timer
-from textual.app import App
+from textual import constants, timer
+from textual.app import App, ComposeResult
+from textual.widgets import Static
 
-from cantina.ssh.app import TEXTUAL_TIMER_RUN, _run_on_the_beat, timers_on_the_beat
+from cantina.ssh.app import TEXTUAL_TIMER_RUN, HostedApp, _run_on_the_beat, timers_on_the_beat
+from screens.textual_compat import on_each_frame
 
 BEAT = 0.1
+FRAME = 1 / constants.MAX_FPS
+"""Textual's frame period: a screen draws at most once in it."""
+BETWEEN = 1.2 * FRAME
+"""Between the two timers' medians: the next beat (0 to one period, plus the hand-offs
+from the change to the screen) and the one after it (one to two periods)."""
 
 
 async def ticks_after_a_late_tick() -> float:
@@ -51,6 +59,76 @@ async def test_textuals_own_timer_skips_a_beat() -> None:
     timer.Timer._run = TEXTUAL_TIMER_RUN  # type: ignore[method-assign]
     try:
         assert await ticks_after_a_late_tick() > BEAT
+    finally:
+        timers_on_the_beat()
+
+
+class OneLine(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("", id="line")
+
+
+async def frame_after_a_frame() -> float:
+    """The median, over a few tries, of seconds from a frame drawn after a pause to the
+    frame of a change made as soon as that one was drawn (a key answered at once)."""
+    app = OneLine()
+    drawn: list[float] = []
+    gaps: list[float] = []
+    async with app.run_test():
+        on_each_frame(app, lambda screen, update: drawn.append(time.monotonic()))
+        line = app.query_one("#line", Static)
+
+        async def change(text: str) -> None:
+            before = len(drawn)
+            line.update(text)
+            deadline = time.monotonic() + 1.0
+            while len(drawn) == before and time.monotonic() < deadline:
+                await asyncio.sleep(0.0005)
+            assert len(drawn) > before, "no frame drawn"
+
+        for n in range(7):
+            # the screen rests (its update timer pauses), each time to another point
+            # between two of its beats
+            await asyncio.sleep(0.2 + n * FRAME / 7)
+            await change(f"asked {n}")
+            await change(f"answered {n}")
+            gaps.append(drawn[-1] - drawn[-2])
+    return statistics.median(gaps)
+
+
+async def test_a_change_just_after_a_frame_is_drawn_within_a_frame_period() -> None:
+    """The screen's update timer, resumed after a pause, draws at once, and the change
+    after that on its next beat: 0 to 17 ms later (Textual's own: 17 to 33 ms)."""
+    timers_on_the_beat()
+    assert await frame_after_a_frame() < BETWEEN
+
+
+async def test_textuals_own_timer_draws_that_change_a_frame_late() -> None:
+    timer.Timer._run = TEXTUAL_TIMER_RUN  # type: ignore[method-assign]
+    try:
+        assert await frame_after_a_frame() > BETWEEN
+    finally:
+        timers_on_the_beat()
+
+
+class NoTerminal:
+    """A HostedApp's terminal, unused (the app is only made, never run)."""
+
+    size = (80, 24)
+    who = "nobody"
+
+    def write(self, data: bytes) -> None: ...
+
+    def attach(self, driver: object) -> None: ...
+
+    def detach(self) -> None: ...
+
+
+def test_a_hosted_app_puts_the_beat_in_place() -> None:
+    timer.Timer._run = TEXTUAL_TIMER_RUN  # type: ignore[method-assign]
+    try:
+        HostedApp(NoTerminal(), colours="256", lobby=None, player=None)
+        assert timer.Timer._run is _run_on_the_beat
     finally:
         timers_on_the_beat()
 
