@@ -12,11 +12,14 @@ and rich (never `cantina.app` or `cantina.ssh`).
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from rich.text import Text
+from textual import timer
 from textual._compositor import CompositorUpdate
 from textual._xterm_parser import XTermParser
 from textual.app import App
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from textual.widgets import Footer
 
 __all__ = [
+    "TEXTUAL_TIMER_RUN",
     "FooterKey",
     "KeepsComponentNodes",
     "LeavesOutDefaultCSS",
@@ -52,9 +56,11 @@ __all__ = [
     "key_disabled",
     "lazy_strip_caches",
     "on_each_frame",
+    "run_on_the_beat",
     "set_key_disabled",
     "start_with_theme",
     "terminal_output",
+    "timers_on_the_beat",
     "visible_widgets",
 ]
 
@@ -502,3 +508,51 @@ def visible_widgets(screen: Screen[Any]) -> Collection[Widget]:
     """The widgets on show in `screen`'s last layout (`Screen._compositor`'s
     `visible_widgets`): a benchmark waits only for those to be drawn."""
     return screen._compositor.visible_widgets
+
+
+# --- timers: the next beat after falling behind -------------------------------------------
+
+TEXTUAL_TIMER_RUN = timer.Timer._run
+"""Textual's own `Timer._run` (8.2.8), which `timers_on_the_beat` replaces."""
+
+
+async def run_on_the_beat(self: timer.Timer) -> None:
+    """`textual.timer.Timer._run` of Textual 8.2.8, but for one number: a timer that
+    has fallen behind (`skip`) waits for the next beat of its interval, not the one
+    after (Textual counts one beat too many: `int(late / interval + 1)`, then adds one
+    more). A screen's update timer pauses itself at each frame and ticks at once when
+    resumed after a pause, so the frame after a pause, then one more key within two
+    frame periods of it, waited 17 to 33 ms for its frame, not 0 to 17: that was half
+    of an SSH player's keystroke -> frame time when they answered as soon as asked."""
+    count = 0
+    repeat = self._repeat
+    interval = self._interval
+    await self._active.wait()
+    start = time.monotonic()  # what Textual's get_time is off Windows
+    while repeat is None or count <= repeat:
+        next_timer = start + ((count + 1) * interval)
+        now = time.monotonic()
+        if self._skip and next_timer < now:
+            count = int((now - start) / interval)  # Textual's: int(... + 1)
+            continue
+        # as Textual's own sleep: asyncio's overshoots by about half a millisecond
+        wait = next_timer - time.monotonic() - 0.0005
+        if wait > 0:
+            await asyncio.sleep(wait)
+        count += 1
+        await self._active.wait()
+        if self._reset:
+            start = time.monotonic()
+            count = 0
+            self._reset = False
+            continue
+        try:
+            await self._tick(next_timer=next_timer, count=count)
+        except timer.EventTargetGone:
+            break
+
+
+def timers_on_the_beat() -> None:
+    """Every Textual timer in this process ticks on the next beat after falling behind
+    (see `run_on_the_beat`); the first hosted app puts it in place, once."""
+    timer.Timer._run = run_on_the_beat  # type: ignore[method-assign]

@@ -14,8 +14,13 @@ from textual import constants, timer
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from cantina.ssh.app import TEXTUAL_TIMER_RUN, HostedApp, _run_on_the_beat, timers_on_the_beat
-from screens.textual_compat import on_each_frame
+from cantina.ssh.app import HostedApp
+from screens.textual_compat import (
+    TEXTUAL_TIMER_RUN,
+    on_each_frame,
+    run_on_the_beat,
+    timers_on_the_beat,
+)
 
 BEAT = 0.1
 FRAME = 1 / constants.MAX_FPS
@@ -49,7 +54,7 @@ async def test_a_timer_behind_its_beat_ticks_on_the_next_beat() -> None:
     """Resumed at 0.35, it ticks at once and next at 0.4 (Textual's own waited for 0.5:
     a key pressed just after a frame waited up to two frame periods for its own)."""
     timers_on_the_beat()
-    assert timer.Timer._run is _run_on_the_beat
+    assert timer.Timer._run is run_on_the_beat
     assert await ticks_after_a_late_tick() < BEAT
 
 
@@ -128,13 +133,13 @@ def test_a_hosted_app_puts_the_beat_in_place() -> None:
     timer.Timer._run = TEXTUAL_TIMER_RUN  # type: ignore[method-assign]
     try:
         HostedApp(NoTerminal(), colours="256", lobby=None, player=None)
-        assert timer.Timer._run is _run_on_the_beat
+        assert timer.Timer._run is run_on_the_beat
     finally:
         timers_on_the_beat()
 
 
 def test_the_replaced_textual_code_is_unchanged() -> None:
-    """`_run_on_the_beat` is a copy of Textual 8.2.8's `Timer._run` with the count fixed:
+    """`run_on_the_beat` is a copy of Textual 8.2.8's `Timer._run` with the count fixed:
     a new Textual must be read against it (then this digest updated)."""
     source = textwrap.dedent(inspect.getsource(TEXTUAL_TIMER_RUN))
     assert hashlib.sha256(source.encode()).hexdigest()[:16] == "92f4923ce3b2fa97", source

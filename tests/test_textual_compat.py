@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.dom import DOMNode
 
 import screens.textual_compat as compat
 
@@ -42,6 +43,13 @@ class Piece:
 
 
 PIECES = [
+    Piece("textual.timer:Timer._run", params=("self",)),
+    Piece("textual.timer:Timer._tick", params=("self", "next_timer", "count")),
+    Piece("textual.timer:Timer._repeat", instance=True),
+    Piece("textual.timer:Timer._interval", instance=True),
+    Piece("textual.timer:Timer._active", instance=True),
+    Piece("textual.timer:Timer._skip", instance=True),
+    Piece("textual.timer:Timer._reset", instance=True),
     Piece(
         "textual.widgets._footer:FooterKey",
         params=("key", "key_display", "description", "action", "disabled", "tooltip"),
@@ -116,6 +124,7 @@ INSTANCES: dict[str, Callable[[type], Any]] = {
     "App": lambda cls: cls(),
     "Screen": lambda cls: cls(),
     "Footer": lambda cls: cls(),
+    "Timer": lambda cls: cls(DOMNode(), 1.0),
     "XTermParser": lambda cls: cls(),
     "DOMNode": lambda cls: cls(),
 }
@@ -187,6 +196,7 @@ COPIES = {
         "KeepsComponentNodes",
     ),
     "screens.textual_compat:TEXTUAL_STRIP_INIT": ("b7f54386d0354060", "_strip_init"),
+    "screens.textual_compat:TEXTUAL_TIMER_RUN": ("92f4923ce3b2fa97", "run_on_the_beat"),
 }
 """Textual code the compat module copies, with a digest of the original's source."""
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import traceback
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from textual import timer
 from textual.app import SystemCommand
 from textual.screen import Screen
 
@@ -23,7 +21,12 @@ from screens.backroom import LobbyScreen
 from screens.game_screens import screen_for
 from screens.stylesheets import stylesheets
 from screens.table import TableScreen
-from screens.textual_compat import frame_due, keep_process_streams, lazy_strip_caches
+from screens.textual_compat import (
+    frame_due,
+    keep_process_streams,
+    lazy_strip_caches,
+    timers_on_the_beat,
+)
 
 log = logging.getLogger("cantina.ssh")
 
@@ -33,51 +36,6 @@ LEAVE_ANYWAY = 10.0
 if TYPE_CHECKING:
     from cantina.campaign.store import Campaigns
     from cantina.lobby import Lobby, Player, SharedTable
-
-TEXTUAL_TIMER_RUN = timer.Timer._run
-"""Textual's own `Timer._run` (8.2.8), which `timers_on_the_beat` replaces."""
-
-
-async def _run_on_the_beat(self: timer.Timer) -> None:
-    """`textual.timer.Timer._run` of Textual 8.2.8, but for one number: a timer that
-    has fallen behind (`skip`) waits for the next beat of its interval, not the one
-    after (Textual counts one beat too many: `int(late / interval + 1)`, then adds one
-    more). A screen's update timer pauses itself at each frame and ticks at once when
-    resumed after a pause, so the frame after a pause, then one more key within two
-    frame periods of it, waited 17 to 33 ms for its frame, not 0 to 17: that was half
-    of an SSH player's keystroke -> frame time when they answered as soon as asked."""
-    count = 0
-    repeat = self._repeat
-    interval = self._interval
-    await self._active.wait()
-    start = time.monotonic()  # textual._time.get_time off Windows
-    while repeat is None or count <= repeat:
-        next_timer = start + ((count + 1) * interval)
-        now = time.monotonic()
-        if self._skip and next_timer < now:
-            count = int((now - start) / interval)  # Textual's: int(... + 1)
-            continue
-        # textual._time.sleep: asyncio's sleep overshoots by about half a millisecond
-        wait = next_timer - time.monotonic() - 0.0005
-        if wait > 0:
-            await asyncio.sleep(wait)
-        count += 1
-        await self._active.wait()
-        if self._reset:
-            start = time.monotonic()
-            count = 0
-            self._reset = False
-            continue
-        try:
-            await self._tick(next_timer=next_timer, count=count)
-        except timer.EventTargetGone:
-            break
-
-
-def timers_on_the_beat() -> None:
-    """Every Textual timer in this process ticks on the next beat after falling behind
-    (see `_run_on_the_beat`); the first hosted app puts it in place, once."""
-    timer.Timer._run = _run_on_the_beat  # type: ignore[method-assign]
 
 
 def colour_system(term: str | None, env: Mapping[str, str] | None = None) -> str:
