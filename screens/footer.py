@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 
 from screens.drawing import KeptDrawing
@@ -29,6 +30,23 @@ class CantinaFooter(Footer):
 
     _shown: tuple[object, ...] | None = None
     """What the keys on show were made from (see `_what_to_show`)."""
+
+    def compose(self) -> ComposeResult:
+        """Textual's footer keys, each made in the footer's style (see `styled_alike`)."""
+        for widget in super().compose():
+            yield self.styled_alike(widget)
+
+    def styled_alike(self, widget: Widget) -> Widget:
+        """`widget`, if a key, in the style it will end in, before it is mounted. A key's
+        own `compact` starts True, the footer's is False: each key bound to the footer's
+        was styled three times over (mounted, made compact, made not compact), the
+        dearest part of a focus change in the lobby. (The palette key is not bound, and
+        stays compact.)"""
+        if isinstance(widget, FooterKey):
+            if not widget.has_class("-command-palette"):
+                widget.set_reactive(FooterKey.compact, self.compact)
+            widget.set_class(widget.compact, "-compact", update=False)
+        return widget
 
     def _what_to_show(self) -> tuple[object, ...]:
         """Everything the footer's keys are made from: whether the bindings are known,
@@ -84,7 +102,7 @@ class TableFooter(CantinaFooter):
                 )
         self.styles.grid_size_columns = len(keys)
         for key in keys.values():
-            yield key.data_bind(compact=Footer.compact)
+            yield self.styled_alike(key).data_bind(compact=Footer.compact)
 
     def bindings_changed(self, screen: Screen) -> None:
         ready = bindings_ready(self) and self.app.app_focus and screen is self.screen
