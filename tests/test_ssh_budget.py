@@ -459,3 +459,47 @@ def test_a_new_player_starts_out_of_debt_but_an_address_coming_back_does_not():
     assert elsewhere.owed() == 0
     elsewhere.charge(0.5)
     assert elsewhere.owed() > 1.0, "the allowance is once, not a bigger burst"
+
+
+async def test_keys_a_text_field_takes_are_dimmed_in_place_not_made_anew(tmp_path, host_key):
+    """In the lobby, the join-code field takes the letter keys while it has the focus, and
+    gives them back at the next Tab. Over SSH, the footer dims those keys where they are
+    and lights them again (a repaint), instead of removing every key and mounting new ones
+    (two layouts of the whole screen, most of a Tab's cost). A dimmed key does not act:
+    the letter goes into the field."""
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    conn, chan, terminal = await connect_from(host.port, "127.0.0.1", key)
+    try:
+        (session,) = host.sessions
+        app = session.app
+        footer = app.screen.query_one(Footer)
+
+        async def settle(check) -> None:
+            for _ in range(100):
+                if check():
+                    return
+                await asyncio.sleep(0.05)
+            raise AssertionError("the footer never showed what was expected")
+
+        def dimmed() -> set[str]:
+            return {k.key for k in footer.query(FooterKey) if k.has_class("-disabled")}
+
+        await settle(lambda: {"c", "w", "m"} <= {k.key for k in footer.query(FooterKey)})
+        keys = list(footer.query(FooterKey))
+        assert not dimmed()
+        chan.write(b"j")  # the join-code field
+        await settle(lambda: getattr(app.focused, "id", None) == "code" and bool(dimmed()))
+        assert {"c", "w", "m"} <= dimmed()
+        assert list(footer.query(FooterKey)) == keys, "the very same keys"
+        shown = len(terminal.output)
+        chan.write(b"c")  # typed, not a new campaign
+        await terminal.expect("c", since=shown)
+        await asyncio.sleep(0.2)
+        assert app.focused is not None and getattr(app.focused, "value", "") == "c"
+        chan.write(b"\t" * 3)  # round to the table list, whose keys are all lit
+        await settle(lambda: getattr(app.focused, "id", None) == "tables" and not dimmed())
+        assert list(footer.query(FooterKey)) == keys
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)
