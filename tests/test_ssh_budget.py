@@ -19,6 +19,7 @@ from textual.widgets import Footer
 from cantina.app import CantinaApp
 from cantina.cli import build_parser
 from cantina.ssh.budget import (
+    BUSY_FLOOR,
     DEEP_DEBT,
     DRAW_MAX,
     INBOX_MAX,
@@ -116,6 +117,57 @@ def test_a_share_overspent_a_little_waits_only_while_others_are_at_work():
     assert not typist.at_work() and mover.wait() == 0  # the typist's key is done
     mover.charge(DEEP_DEBT + 0.1)
     assert mover.wait() > 0  # a flood's debt: held to its share whoever is at work
+
+
+def test_a_heavy_session_makes_way_for_a_lighter_one_even_in_debt():
+    """Eight honest players from one address keep that address a little in debt; a flood
+    from another, still within its burst, went first and they waited behind it (p95 0.25
+    to 0.5 s under a Tab flood). Now whoever has worked much less lately goes first,
+    in debt or not, and a light session within its share never waits."""
+    clock = Clock()
+    crowd = Bucket(0.08, 0.3, clock)  # the honest players' address
+    crowd.charge(0.4)  # a little in debt
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), crowd], clock)
+    flood = WorkBudget([Bucket(0.05, 5.0, clock)], clock)  # within its share
+    typist.charge(0.01)  # a key a second, lately
+    flood.charge(0.6)  # Tabs, lately
+    assert typist.owed() > 0 and flood.owed() == 0
+    flood.began()
+    flood.scheduled()  # the flood at work on a Tab
+    assert typist.wait() == 0, "the typist does not wait behind the flood"
+    typist.began()
+    typist.scheduled()  # a key of the typist's, being handled
+    assert flood.wait() > 0, "the flood makes way"
+    clock.now += REST * 2
+    typist.work(0.003)
+    clock.now += REST * 2
+    assert flood.wait() == 0  # the key is done: the flood goes on (within its share)
+    other = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    other.charge(0.001)  # another player, much lighter still
+    other.began()
+    other.scheduled()
+    assert typist.wait() > 0  # in debt, it makes way for the lighter one at work
+    fresh = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    assert fresh.wait() == 0  # light and within its share: never waits
+
+
+async def test_a_busy_session_is_given_one_key_at_a_time():
+    """Textual handles all the keys it is given at once in one go: six Tabs in a packet
+    were 150 ms of the loop, nobody else's key read meanwhile (the flood's p95 damage).
+    A session with recent work past BUSY_FLOOR is given the first key, the rest held and
+    fed one by one (Tabs in a row coalesced); a light one is given what came, whole."""
+    clock = Clock()
+    budget = WorkBudget([Bucket(0.05, 5.0, clock)], clock)
+    fed: list[bytes] = []
+    pacer = InputPacer(budget, fed.append, lambda w, h: None)
+    pacer.input(b"\t\t\t")
+    assert fed == [b"\t\t\t"]  # light: as it came
+    budget.charge(BUSY_FLOOR * 2)
+    assert budget.owed() == 0  # still within its share
+    pacer.input(b"\t\t\t\tab")
+    assert fed[1:] == [b"\t"]
+    assert list(pacer.held) == [b"\t", b"a", b"b"]
+    pacer.close()
 
 
 def test_input_is_cut_into_keys():
