@@ -27,6 +27,8 @@ from cantina.ssh.budget import (
     READ_SLICE,
     RESIZE_MAX,
     REST,
+    SUSTAINED,
+    SUSTAINED_COST,
     Bucket,
     Budgets,
     InputPacer,
@@ -126,7 +128,9 @@ def test_a_heavy_session_makes_way_for_a_lighter_one_even_in_debt():
     in debt or not, and a light session within its share never waits."""
     clock = Clock()
     crowd = Bucket(0.08, 0.3, clock)  # the honest players' address
-    crowd.charge(0.4)  # a little in debt
+    crowd.charge(2.0)  # their apps made, long ago
+    clock.now += 15
+    assert crowd.wait() > 0 and crowd.recent() < 0.02  # still a little in debt
     typist = WorkBudget([Bucket(0.05, 0.3, clock), crowd], clock)
     flood = WorkBudget([Bucket(0.05, 5.0, clock)], clock)  # within its share
     typist.charge(0.01)  # a key a second, lately
@@ -149,6 +153,43 @@ def test_a_heavy_session_makes_way_for_a_lighter_one_even_in_debt():
     assert typist.wait() > 0  # in debt, it makes way for the lighter one at work
     fresh = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
     assert fresh.wait() == 0  # light and within its share: never waits
+
+
+def test_new_sessions_from_a_busy_address_are_as_heavy_as_it():
+    """A table hog's sessions come and go, each new and light on its own account; their
+    address's recent work (their apps made, half a second each) is theirs, so each makes
+    way for a player at work whose address is light."""
+    clock = Clock()
+    hogs = Bucket(0.08, 0.3, clock)
+    for _ in range(3):
+        WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock).charge(0.2)
+    newcomer = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
+    player = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    player.charge(0.01)
+    assert newcomer.recent() == pytest.approx(0.6)
+    player.began()
+    player.scheduled()
+    assert newcomer.wait() > 0
+
+
+def test_sustained_excess_waits_out_any_debt_at_a_dearer_rate():
+    """A player going from screen to screen overspends now and then and goes on when
+    nobody else is at work; a flood (recent work past SUSTAINED) waits out any debt, and
+    each of its seconds costs SUSTAINED_COST of its share: a lower lasting share."""
+    clock = Clock()
+    mover = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    for _ in range(3):  # three screens, 130 ms each
+        mover.charge(0.13)
+    assert mover.owed() > 0 and mover.recent() < SUSTAINED
+    assert mover.wait() == 0  # nobody else at work: it goes on
+    flood = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    flood.charge(0.3)  # its burst, within its share
+    flood.charge(SUSTAINED)  # and more: past SUSTAINED lately
+    level = flood.buckets[0].level()
+    assert flood.owed() > 0 and flood.wait() == pytest.approx(flood.owed())
+    flood.charge(0.1)
+    assert flood.buckets[0].level() == pytest.approx(level - 0.1 * SUSTAINED_COST)
+    assert flood.recent() == pytest.approx(0.3 + SUSTAINED + 0.1)  # the work, not the cost
 
 
 async def test_a_busy_session_is_given_one_key_at_a_time():

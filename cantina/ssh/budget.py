@@ -113,6 +113,15 @@ LIGHTER = 0.5
 BUSY_FLOOR = 0.05
 """Seconds of recent work under which a session within its share never makes way: a
 player typing (a few milliseconds a key) does not wait for another typing."""
+SUSTAINED = 0.6
+"""Seconds of recent work past which a session (or its address) is in sustained excess, a
+flood: it waits out any debt, whoever else is at work, and its work is charged
+`SUSTAINED_COST` times over. A player going from screen to screen (0.1 to 0.3 s each, a
+few in a row) stays under it; a flood at its share, or a crowd of new sessions from one
+address, goes past it within a second or two."""
+SUSTAINED_COST = 2.0
+"""How many times over sustained excess is charged: a flood's lasting share is this part
+of a player's."""
 POLL = 0.02
 """Seconds between looks, while a session over its share waits for the others to be
 done with their keys (see `WorkBudget.wait`)."""
@@ -136,6 +145,8 @@ class Bucket:
         self.stamp = clock()
         self.debt_until = self.stamp
         """When this bucket is out of debt (in the past when it is not in debt)."""
+        self._recent = 0.0
+        self._recent_at = self.stamp
 
     def level(self) -> float:
         now = self.clock()
@@ -144,11 +155,23 @@ class Bucket:
         self.stamp = now
         return self.tokens
 
-    def charge(self, seconds: float) -> None:
+    def charge(self, seconds: float, worked: float | None = None) -> None:
+        """Take `seconds` from the bucket, for `worked` seconds of work (the same unless
+        charged over: only the work done counts as `recent`)."""
         self.level()
         self.tokens -= seconds
         if self.tokens < 0:
             self.debt_until = self.stamp - self.tokens / self.rate
+        self._recent = self.recent() + (seconds if worked is None else worked)
+
+    def recent(self) -> float:
+        """Seconds of work charged lately, each halved every `RECENT_HALF_LIFE`: about
+        1.4 s of a flood's, a few hundredths of a typist's."""
+        now = self.clock()
+        if now > self._recent_at:
+            self._recent *= 0.5 ** ((now - self._recent_at) / RECENT_HALF_LIFE)
+            self._recent_at = now
+        return self._recent
 
     def wait(self) -> float:
         """Seconds until this bucket is out of debt (0 when it is)."""
@@ -176,8 +199,6 @@ class WorkBudget:
         """Whether the app still has a frame to draw (set once the app is made)."""
         self.spent = 0.0
         """Seconds of work charged in all (for tests and benchmarks)."""
-        self._recent = 0.0
-        self._recent_at = clock()
         self.metered = 0.0
         """Seconds of work run for this session's app in all, charged or not (the same)."""
         self.parked: deque[tuple[Context, Callable[..., Any], tuple[Any, ...]]] | None = None
@@ -279,18 +300,15 @@ class WorkBudget:
 
     def charge(self, seconds: float) -> None:
         self.spent += seconds
-        self._recent = self.recent() + seconds
+        cost = seconds * SUSTAINED_COST if self.recent() > SUSTAINED else seconds
         for bucket in self.buckets:
-            bucket.charge(seconds)
+            bucket.charge(cost, seconds)
 
     def recent(self) -> float:
-        """Seconds of work charged lately, each halved every `RECENT_HALF_LIFE`: about
-        1.4 s of a flood's, a few hundredths of a typist's."""
-        now = self.clock()
-        if now > self._recent_at:
-            self._recent *= 0.5 ** ((now - self._recent_at) / RECENT_HALF_LIFE)
-            self._recent_at = now
-        return self._recent
+        """Seconds of work this session, or its address, has done lately (the more):
+        an address's sessions are one account, so a flood of new sessions (each making
+        its app, half a second of work) is as heavy as one session's flood."""
+        return max(bucket.recent() for bucket in self.buckets)
 
     def owed(self) -> float:
         """Seconds until this session's (and its address's) share is out of debt."""
@@ -302,24 +320,25 @@ class WorkBudget:
         return self.busy and not self.closed and self.parked is None and not self.rested()
 
     def wait(self) -> float:
-        """Seconds until this session may be given more input and its work may go on (0:
-        now; while it makes way for another, `POLL`, to look again).
+        """Seconds until this session may be given more input and its work may go on (0: now; while
+        it makes way for another, `POLL`, to look again).
 
-        Past `DEEP_DEBT` owed it waits out its debt: a flood is held to its share. Short
-        of that, it makes way while a session much lighter than it lately (`LIGHTER`) is
-        at work on a key, whether or not either is within its share: one session's
-        flood, from its first second, or a crowd from one address, goes after the others'
-        keys, not before them (eight honest players from one address keep their address
-        a little in debt, and were held behind a flood still within its burst). With
-        nobody lighter at work it slows nobody, and goes on: a player opening screens on
-        a quiet host is not kept waiting for a debt that harms no one. A light session
-        within its share never waits."""
+        Past `DEEP_DEBT` owed, or in any debt in sustained excess (`SUSTAINED`), it waits out
+        its debt: a flood is held to its share. Short of that, it makes way while a
+        session much lighter than it lately (`LIGHTER`) is at work on a key, whether or
+        not either is within its share: one session's flood, from its first second, or a
+        crowd from one address, goes after the others' keys, not before them (eight
+        honest players from one address keep their address a little in debt, and were
+        held behind a flood still within its burst). With nobody lighter at work it
+        slows nobody, and goes on: a player opening screens on a quiet host is not kept
+        waiting for a debt that harms no one. A light session within its share never
+        waits."""
         if self.closed:
             return 0.0
         owed = self.owed()
-        if owed > 0 and self.debt() > DEEP_DEBT:
-            return owed
         mine = self.recent()
+        if owed > 0 and (self.debt() > DEEP_DEBT or mine > SUSTAINED):
+            return owed
         if owed == 0 and mine < BUSY_FLOOR:
             return 0.0
         lighter = mine * LIGHTER
