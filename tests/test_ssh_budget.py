@@ -27,8 +27,6 @@ from cantina.ssh.budget import (
     READ_SLICE,
     RESIZE_MAX,
     REST,
-    SUSTAINED,
-    SUSTAINED_COST,
     Bucket,
     Budgets,
     InputPacer,
@@ -170,26 +168,6 @@ def test_new_sessions_from_a_busy_address_are_as_heavy_as_it():
     player.began()
     player.scheduled()
     assert newcomer.wait() > 0
-
-
-def test_sustained_excess_waits_out_any_debt_at_a_dearer_rate():
-    """A player going from screen to screen overspends now and then and goes on when
-    nobody else is at work; a flood (recent work past SUSTAINED) waits out any debt, and
-    each of its seconds costs SUSTAINED_COST of its share: a lower lasting share."""
-    clock = Clock()
-    mover = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
-    for _ in range(3):  # three screens, 130 ms each
-        mover.charge(0.13)
-    assert mover.owed() > 0 and mover.recent() < SUSTAINED
-    assert mover.wait() == 0  # nobody else at work: it goes on
-    flood = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
-    flood.charge(0.3)  # its burst, within its share
-    flood.charge(SUSTAINED)  # and more: past SUSTAINED lately
-    level = flood.buckets[0].level()
-    assert flood.owed() > 0 and flood.wait() == pytest.approx(flood.owed())
-    flood.charge(0.1)
-    assert flood.buckets[0].level() == pytest.approx(level - 0.1 * SUSTAINED_COST)
-    assert flood.recent() == pytest.approx(0.3 + SUSTAINED + 0.1)  # the work, not the cost
 
 
 async def test_a_busy_session_is_given_one_key_at_a_time():

@@ -113,15 +113,6 @@ LIGHTER = 0.5
 BUSY_FLOOR = 0.05
 """Seconds of recent work under which a session within its share never makes way: a
 player typing (a few milliseconds a key) does not wait for another typing."""
-SUSTAINED = 0.6
-"""Seconds of recent work past which a session (or its address) is in sustained excess, a
-flood: it waits out any debt, whoever else is at work, and its work is charged
-`SUSTAINED_COST` times over. A player going from screen to screen (0.1 to 0.3 s each, a
-few in a row) stays under it; a flood at its share, or a crowd of new sessions from one
-address, goes past it within a second or two."""
-SUSTAINED_COST = 2.0
-"""How many times over sustained excess is charged: a flood's lasting share is this part
-of a player's."""
 POLL = 0.02
 """Seconds between looks, while a session over its share waits for the others to be
 done with their keys (see `WorkBudget.wait`)."""
@@ -155,14 +146,12 @@ class Bucket:
         self.stamp = now
         return self.tokens
 
-    def charge(self, seconds: float, worked: float | None = None) -> None:
-        """Take `seconds` from the bucket, for `worked` seconds of work (the same unless
-        charged over: only the work done counts as `recent`)."""
+    def charge(self, seconds: float) -> None:
         self.level()
         self.tokens -= seconds
         if self.tokens < 0:
             self.debt_until = self.stamp - self.tokens / self.rate
-        self._recent = self.recent() + (seconds if worked is None else worked)
+        self._recent = self.recent() + seconds
 
     def recent(self) -> float:
         """Seconds of work charged lately, each halved every `RECENT_HALF_LIFE`: about
@@ -300,9 +289,8 @@ class WorkBudget:
 
     def charge(self, seconds: float) -> None:
         self.spent += seconds
-        cost = seconds * SUSTAINED_COST if self.recent() > SUSTAINED else seconds
         for bucket in self.buckets:
-            bucket.charge(cost, seconds)
+            bucket.charge(seconds)
 
     def recent(self) -> float:
         """Seconds of work this session, or its address, has done lately (the more):
@@ -320,24 +308,23 @@ class WorkBudget:
         return self.busy and not self.closed and self.parked is None and not self.rested()
 
     def wait(self) -> float:
-        """Seconds until this session may be given more input and its work may go on (0: now; while
-        it makes way for another, `POLL`, to look again).
+        """Seconds until this session may be given more input and its work may go on
+        (0: now; while it makes way for another, `POLL`, to look again).
 
-        Past `DEEP_DEBT` owed, or in any debt in sustained excess (`SUSTAINED`), it waits out
-        its debt: a flood is held to its share. Short of that, it makes way while a
-        session much lighter than it lately (`LIGHTER`) is at work on a key, whether or
-        not either is within its share: one session's flood, from its first second, or a
-        crowd from one address, goes after the others' keys, not before them (eight
-        honest players from one address keep their address a little in debt, and were
-        held behind a flood still within its burst). With nobody lighter at work it
-        slows nobody, and goes on: a player opening screens on a quiet host is not kept
-        waiting for a debt that harms no one. A light session within its share never
-        waits."""
+        Past `DEEP_DEBT` owed it waits out its debt: a flood is held to its share. Short
+        of that, it makes way while a session much lighter than it lately (`LIGHTER`)
+        is at work on a key, whether or not either is within its share: one session's
+        flood, from its first second, or a crowd from one address, goes after the
+        others' keys, not before them (eight honest players from one address keep their
+        address a little in debt, and were held behind a flood still within its burst).
+        With nobody lighter at work it slows nobody, and goes on: a player opening
+        screens on a quiet host is not kept waiting for a debt that harms no one. A
+        light session within its share never waits."""
         if self.closed:
             return 0.0
         owed = self.owed()
         mine = self.recent()
-        if owed > 0 and (self.debt() > DEEP_DEBT or mine > SUSTAINED):
+        if owed > 0 and self.debt() > DEEP_DEBT:
             return owed
         if owed == 0 and mine < BUSY_FLOOR:
             return 0.0
