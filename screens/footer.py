@@ -4,7 +4,9 @@ table's, with the same keys all game long, dimmed while they cannot act."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 
 from screens.drawing import KeptDrawing
@@ -30,6 +32,23 @@ class CantinaFooter(Footer):
     _shown: tuple[object, ...] | None = None
     """What the keys on show were made from (see `_what_to_show`)."""
 
+    def compose(self) -> ComposeResult:
+        """Textual's footer keys, each made in the footer's style (see `styled_alike`)."""
+        for widget in super().compose():
+            yield self.styled_alike(widget)
+
+    def styled_alike(self, widget: Widget) -> Widget:
+        """`widget`, if a key, in the style it will end in, before it is mounted. A key's
+        own `compact` starts True, the footer's is False: each key bound to the footer's
+        was styled three times over (mounted, made compact, made not compact), the
+        dearest part of a focus change in the lobby. (The palette key is not bound, and
+        stays compact.)"""
+        if isinstance(widget, FooterKey):
+            if not widget.has_class("-command-palette"):
+                widget.set_reactive(FooterKey.compact, self.compact)
+            widget.set_class(widget.compact, "-compact", update=False)
+        return widget
+
     def _what_to_show(self) -> tuple[object, ...]:
         """Everything the footer's keys are made from: whether the bindings are known,
         each active binding (key, binding, enabled, tooltip), and the palette switch."""
@@ -39,15 +58,60 @@ class CantinaFooter(Footer):
         keys = tuple((key, b.binding, b.enabled, b.tooltip) for key, b in active)
         return (True, keys, self.show_command_palette)
 
+    DIMS_IN_PLACE = True
+    """Whether keys that go from the screen's bindings are dimmed where they are, rather
+    than the keys made anew (see `_dimmed_in_place`)."""
+
     async def recompose(self) -> None:
         if not self.is_attached:  # removed while the recompose waited: nothing to do
             return
         shown = self._what_to_show()
         if shown == self._shown:
             return
+        if self.DIMS_IN_PLACE and self._dimmed_in_place():
+            self._shown = shown
+            return
         await super().recompose()
         self._shown = shown
         drop_closed_watchers(self, "compact")
+
+    def _dimmed_in_place(self) -> bool:
+        """Show the screen's keys by lighting them where they are on show, and dimming the
+        rest there, when every key to show is on show already, in the same order, with
+        the same look (the palette key as it was); False, and nothing changed, otherwise.
+
+        A focus change often takes keys away, and brings them back at the next: in the
+        lobby, a text field takes the letter keys while it has the focus. Made anew, the
+        keys cost a layout of the whole screen, twice (the old keys removed, the new
+        mounted), most of a Tab's 40 ms there; dimmed or lit, they cost a repaint. A key
+        that is gone cannot act, and a dimmed key says so (as at a table)."""
+        if not bindings_ready(self):
+            return False
+        active = self.screen.active_bindings
+        wanted: dict[str, tuple[Binding, bool, str]] = {}
+        for _, binding, enabled, tooltip in active.values():
+            if binding.show:
+                wanted.setdefault(binding.action, (binding, enabled, tooltip))
+        palette = None
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+        keys = list(self.query(FooterKey))
+        on_show = [key for key in keys if not key.has_class("-command-palette")]
+        palette_keys = [key for key in keys if key.has_class("-command-palette")]
+        if len(palette_keys) != (palette is not None):
+            return False
+        lit: dict[FooterKey, bool] = {key: False for key in on_show}
+        place = iter(on_show)
+        for action, (binding, enabled, tooltip) in wanted.items():
+            key = next((key for key in place if key.action == action), None)
+            if key is None or not _looks_like(key, binding, tooltip):
+                return False
+            lit[key] = enabled
+        if palette is not None:
+            lit[palette_keys[0]] = palette.enabled
+        for key, enabled in lit.items():
+            _light(key, enabled)
+        return True
 
 
 class TableKey(KeptDrawing, FooterKey):
@@ -65,6 +129,8 @@ class TableFooter(CantinaFooter):
     are dimmed or lit where they are, in the same frame, instead of Textual's way of
     removing every key and mounting new ones after the frame, which lays the whole screen
     out again. Any other change (a game over, a new set of keys) goes Textual's way."""
+
+    DIMS_IN_PLACE = False  # a key gone at a table (the game over) goes
 
     def compose(self) -> ComposeResult:
         """Textual's footer keys (one for each action, as `Footer` shows them), as
@@ -84,7 +150,7 @@ class TableFooter(CantinaFooter):
                 )
         self.styles.grid_size_columns = len(keys)
         for key in keys.values():
-            yield key.data_bind(compact=Footer.compact)
+            yield self.styled_alike(key).data_bind(compact=Footer.compact)
 
     def bindings_changed(self, screen: Screen) -> None:
         ready = bindings_ready(self) and self.app.app_focus and screen is self.screen
@@ -102,12 +168,26 @@ class TableFooter(CantinaFooter):
         if [key.action for key in keys] != list(enabled):
             return False
         for key in keys:
-            disabled = not enabled[key.action]
-            if key.has_class("-disabled") != disabled:
-                set_key_disabled(key, disabled)  # what a click on it does: a bell, or the key
-                # The class says so, as in Textual's own footer, but restyling the key by
-                # its selectors costs more than the rest of the move: its own style says it.
-                key.set_class(disabled, "-disabled", update=False)
-                key.styles.text_style = "dim" if disabled else "none"
+            _light(key, enabled[key.action])
         self._shown = self._what_to_show()  # what the keys show now
         return True
+
+
+def _light(key: FooterKey, enabled: bool) -> None:
+    """Light or dim a footer key where it is."""
+    disabled = not enabled
+    if key.has_class("-disabled") != disabled:
+        set_key_disabled(key, disabled)  # what a click on it does: a bell, or the key
+        # The class says so, as in Textual's own footer, but restyling the key by its
+        # selectors costs more than the rest of the change: its own style says it.
+        key.set_class(disabled, "-disabled", update=False)
+        key.styles.text_style = "dim" if disabled else "none"
+
+
+def _looks_like(key: FooterKey, binding: Binding, tooltip: str) -> bool:
+    """Whether `key` shows `binding` as Textual's footer would make it (grouped keys show
+    no description, their binding's as the tooltip)."""
+    grouped = key.has_class("-grouped")
+    description = "" if grouped else binding.description
+    hint = (tooltip or binding.description) if grouped else (tooltip or None)
+    return key.key == binding.key and key.description == description and key.tooltip == hint

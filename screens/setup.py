@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -23,7 +23,7 @@ from cantina.games import GAMES, Setting
 from cantina.seating import Seat, TableSetup, clean_name, numbered
 from screens.footer import CantinaFooter
 from screens.services import UsesApp
-from screens.textual_compat import first_resume_keeps_styles
+from screens.textual_compat import first_resume_keeps_styles, select_parts
 
 HUMAN = "human"
 
@@ -45,12 +45,23 @@ class Tick(Checkbox):
         return super().render()
 
 
+Value = TypeVar("Value")
+
+
+class Choice(Select[Value]):
+    """Textual's Select, its parts made in the style they end in (see `select_parts`):
+    this screen has eight, and each was restyled, parts and all, once mounted."""
+
+    def compose(self) -> ComposeResult:
+        yield from select_parts(self)
+
+
 DEFAULT_AI = ("Expert", "Bold", "Cautious", "Reckless", "Superstitious", "Treacherous", "Loyal")
 
 
 def picker(values: range, value: int, id: str, **kwargs) -> Select[int]:
     """A one-line numeric choice (seats, stake limit, ante, health)."""
-    return Select(
+    return Choice(
         [(str(n), n) for n in values], value=value, allow_blank=False, compact=True, id=id, **kwargs
     )
 
@@ -129,7 +140,7 @@ class SetupScreen(UsesApp, Screen[None]):
         default = "Player 1" if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
         self.given[seat] = default
         name = Input(value=default, id=f"name-{seat}", compact=True, max_length=16)
-        kind: Select[str] = Select(
+        kind: Select[str] = Choice(
             self.kinds,
             value=HUMAN if seat == 0 else default,  # as `kind_of` says until it is mounted
             allow_blank=False,

@@ -30,7 +30,8 @@ from textual.events import Key, ScreenResume
 from textual.keys import Keys
 from textual.message import Message
 from textual.strip import Strip
-from textual.widgets import _footer
+from textual.widgets import OptionList, Select, _footer
+from textual.widgets._select import SelectCurrent, SelectOverlay
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -57,6 +58,7 @@ __all__ = [
     "lazy_strip_caches",
     "on_each_frame",
     "run_on_the_beat",
+    "select_parts",
     "set_key_disabled",
     "start_with_theme",
     "terminal_output",
@@ -105,6 +107,27 @@ def drop_closed_watchers(node: DOMNode, attribute: str) -> None:
     listed = watchers.get(attribute)
     if listed:
         listed[:] = [(w, call) for w, call in listed if not (w._closing or w._closed)]
+
+
+# --- a Select's parts (screens/setup.py) ---------------------------------------------------
+
+
+def select_parts(select: Select[Any]) -> list[Widget]:
+    """What `Select.compose` makes (its current value, its list), each already in the
+    style it ends in, for a Select whose own `compose` returns these. Textual's gives the
+    current value `-has-value` and the list `-textual-compact` only once mounted (a
+    watcher, a bound reactive), and so restyles both, with all they hold, once more: a
+    sixth of opening a table's setup, which has eight of them. Private: the parts'
+    classes (`textual.widgets._select`) and the Select's `_allow_blank` and
+    `_type_to_search`, which `compose` reads."""
+    current = SelectCurrent(select.prompt)
+    if not select._allow_blank:  # never blank: it shows a value from the start
+        current.set_reactive(SelectCurrent.has_value, True)
+        current.set_class(True, "-has-value", update=False)
+    overlay = SelectOverlay(type_to_search=select._type_to_search)
+    overlay.set_reactive(OptionList.compact, select.compact)
+    overlay.set_class(select.compact, "-textual-compact", update=False)
+    return [current, overlay.data_bind(compact=Select.compact)]
 
 
 # --- default CSS (screens/menu.py) --------------------------------------------------------

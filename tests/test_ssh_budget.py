@@ -19,6 +19,7 @@ from textual.widgets import Footer
 from cantina.app import CantinaApp
 from cantina.cli import build_parser
 from cantina.ssh.budget import (
+    BUSY_FLOOR,
     DEEP_DEBT,
     DRAW_MAX,
     INBOX_MAX,
@@ -116,6 +117,76 @@ def test_a_share_overspent_a_little_waits_only_while_others_are_at_work():
     assert not typist.at_work() and mover.wait() == 0  # the typist's key is done
     mover.charge(DEEP_DEBT + 0.1)
     assert mover.wait() > 0  # a flood's debt: held to its share whoever is at work
+
+
+def test_a_heavy_session_makes_way_for_a_lighter_one_even_in_debt():
+    """Eight honest players from one address keep that address a little in debt; a flood
+    from another, still within its burst, went first and they waited behind it (p95 0.25
+    to 0.5 s under a Tab flood). Now whoever has worked much less lately goes first,
+    in debt or not, and a light session within its share never waits."""
+    clock = Clock()
+    crowd = Bucket(0.08, 0.3, clock)  # the honest players' address
+    crowd.charge(2.0)  # their apps made, long ago
+    clock.now += 15
+    assert crowd.wait() > 0 and crowd.recent() < 0.02  # still a little in debt
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), crowd], clock)
+    flood = WorkBudget([Bucket(0.05, 5.0, clock)], clock)  # within its share
+    typist.charge(0.01)  # a key a second, lately
+    flood.charge(0.6)  # Tabs, lately
+    assert typist.owed() > 0 and flood.owed() == 0
+    flood.began()
+    flood.scheduled()  # the flood at work on a Tab
+    assert typist.wait() == 0, "the typist does not wait behind the flood"
+    typist.began()
+    typist.scheduled()  # a key of the typist's, being handled
+    assert flood.wait() > 0, "the flood makes way"
+    clock.now += REST * 2
+    typist.work(0.003)
+    clock.now += REST * 2
+    assert flood.wait() == 0  # the key is done: the flood goes on (within its share)
+    other = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    other.charge(0.001)  # another player, much lighter still
+    other.began()
+    other.scheduled()
+    assert typist.wait() > 0  # in debt, it makes way for the lighter one at work
+    fresh = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    assert fresh.wait() == 0  # light and within its share: never waits
+
+
+def test_new_sessions_from_a_busy_address_are_as_heavy_as_it():
+    """A table hog's sessions come and go, each new and light on its own account; their
+    address's recent work (their apps made, half a second each) is theirs, so each makes
+    way for a player at work whose address is light."""
+    clock = Clock()
+    hogs = Bucket(0.08, 0.3, clock)
+    for _ in range(3):
+        WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock).charge(0.2)
+    newcomer = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
+    player = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    player.charge(0.01)
+    assert newcomer.recent() == pytest.approx(0.6)
+    player.began()
+    player.scheduled()
+    assert newcomer.wait() > 0
+
+
+async def test_a_busy_session_is_given_one_key_at_a_time():
+    """Textual handles all the keys it is given at once in one go: six Tabs in a packet
+    were 150 ms of the loop, nobody else's key read meanwhile (the flood's p95 damage).
+    A session with recent work past BUSY_FLOOR is given the first key, the rest held and
+    fed one by one (Tabs in a row coalesced); a light one is given what came, whole."""
+    clock = Clock()
+    budget = WorkBudget([Bucket(0.05, 5.0, clock)], clock)
+    fed: list[bytes] = []
+    pacer = InputPacer(budget, fed.append, lambda w, h: None)
+    pacer.input(b"\t\t\t")
+    assert fed == [b"\t\t\t"]  # light: as it came
+    budget.charge(BUSY_FLOOR * 2)
+    assert budget.owed() == 0  # still within its share
+    pacer.input(b"\t\t\t\tab")
+    assert fed[1:] == [b"\t"]
+    assert list(pacer.held) == [b"\t", b"a", b"b"]
+    pacer.close()
 
 
 def test_input_is_cut_into_keys():
@@ -459,3 +530,47 @@ def test_a_new_player_starts_out_of_debt_but_an_address_coming_back_does_not():
     assert elsewhere.owed() == 0
     elsewhere.charge(0.5)
     assert elsewhere.owed() > 1.0, "the allowance is once, not a bigger burst"
+
+
+async def test_keys_a_text_field_takes_are_dimmed_in_place_not_made_anew(tmp_path, host_key):
+    """In the lobby, the join-code field takes the letter keys while it has the focus, and
+    gives them back at the next Tab. Over SSH, the footer dims those keys where they are
+    and lights them again (a repaint), instead of removing every key and mounting new ones
+    (two layouts of the whole screen, most of a Tab's cost). A dimmed key does not act:
+    the letter goes into the field."""
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    conn, chan, terminal = await connect_from(host.port, "127.0.0.1", key)
+    try:
+        (session,) = host.sessions
+        app = session.app
+        footer = app.screen.query_one(Footer)
+
+        async def settle(check) -> None:
+            for _ in range(100):
+                if check():
+                    return
+                await asyncio.sleep(0.05)
+            raise AssertionError("the footer never showed what was expected")
+
+        def dimmed() -> set[str]:
+            return {k.key for k in footer.query(FooterKey) if k.has_class("-disabled")}
+
+        await settle(lambda: {"c", "w", "m"} <= {k.key for k in footer.query(FooterKey)})
+        keys = list(footer.query(FooterKey))
+        assert not dimmed()
+        chan.write(b"j")  # the join-code field
+        await settle(lambda: getattr(app.focused, "id", None) == "code" and bool(dimmed()))
+        assert {"c", "w", "m"} <= dimmed()
+        assert list(footer.query(FooterKey)) == keys, "the very same keys"
+        shown = len(terminal.output)
+        chan.write(b"c")  # typed, not a new campaign
+        await terminal.expect("c", since=shown)
+        await asyncio.sleep(0.2)
+        assert app.focused is not None and getattr(app.focused, "value", "") == "c"
+        chan.write(b"\t" * 3)  # round to the table list, whose keys are all lit
+        await settle(lambda: getattr(app.focused, "id", None) == "tables" and not dimmed())
+        assert list(footer.query(FooterKey)) == keys
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)

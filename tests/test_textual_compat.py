@@ -109,6 +109,11 @@ PIECES = [
     Piece("textual.strip:Strip._link_ids"),
     Piece("textual.strip:Strip._cell_count"),
     Piece("textual.dom:DOMNode._get_component_classes"),
+    Piece("textual.widgets._select:SelectCurrent", params=("placeholder",)),
+    Piece("textual.widgets._select:SelectCurrent.has_value"),
+    Piece("textual.widgets._select:SelectOverlay", params=("type_to_search",)),
+    Piece("textual.widgets._select:Select._allow_blank", instance=True),
+    Piece("textual.widgets._select:Select._type_to_search", instance=True),
     Piece("textual.dom:DOMNode._component_styles", instance=True),
     Piece("textual.dom:DOMNode._attach", params=("self", "parent")),
     Piece("textual.dom:DOMNode._parent"),
@@ -127,6 +132,7 @@ INSTANCES: dict[str, Callable[[type], Any]] = {
     "Timer": lambda cls: cls(DOMNode(), 1.0),
     "XTermParser": lambda cls: cls(),
     "DOMNode": lambda cls: cls(),
+    "Select": lambda cls: cls([("a", 1)]),
 }
 """How to make an instance of an owner whose instances carry a private attribute."""
 
@@ -197,6 +203,7 @@ COPIES = {
     ),
     "screens.textual_compat:TEXTUAL_STRIP_INIT": ("b7f54386d0354060", "_strip_init"),
     "screens.textual_compat:TEXTUAL_TIMER_RUN": ("92f4923ce3b2fa97", "run_on_the_beat"),
+    "textual.widgets._select:Select.compose": ("df807fa1156e717d", "select_parts"),
 }
 """Textual code the compat module copies, with a digest of the original's source."""
 

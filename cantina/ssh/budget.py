@@ -33,17 +33,23 @@ second up to `burst`. Each session has one, and so has each client address, whic
 its sessions draw on too: eight sessions from one address get one address's share, not
 eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab tens).
 
-What waits, while either bucket is in debt: the rest of the app's work (each of its
-callbacks is put off, in order, until the debt is paid: `WorkBudget.park`), so even one
-costly key is cut short for the others; and its input (`InputPacer`), which joins a
-queue (at most `QUEUE_MAX` bytes; more is dropped) fed to the app one key at a time,
-each once the budget is out of debt and the app has rested after the last (or after
-`QUIET_MAX` at most), so the cost of each key is counted before the next goes in. A Tab
-or shift+Tab already waiting swallows another (focus moves coalesce), and a mouse
-movement waiting is replaced by the next. Window changes coalesce too: the last size
-wins, given to the app once the client's size has stayed put for `RESIZE_QUIET` (or
-every `RESIZE_MAX` during a storm), and, like keys, only when the budget allows; the
-redraw is charged as any work.
+Who goes first (`WorkBudget.wait`): a session that has worked much more than another
+lately (`recent`, a decaying sum) makes way while that one is at work on a key, in debt
+or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. And a busy
+session is given its input one key at a time (`InputPacer.input`): Textual handles every
+key it is given in one go, without a break for anyone else.
+
+What waits, while either bucket is in debt (or the session makes way): the rest of the
+app's work (each of its callbacks is put off, in order, until the debt is paid:
+`WorkBudget.park`), so even one costly key is cut short for the others; and its input
+(`InputPacer`), which joins a queue (at most `QUEUE_MAX` bytes; more is dropped) fed to
+the app one key at a time, each once the budget is out of debt and the app has rested
+after the last (or after `QUIET_MAX` at most), so the cost of each key is counted before
+the next goes in. A Tab or shift+Tab already waiting swallows another (focus moves
+coalesce), and a mouse movement waiting is replaced by the next. Window changes coalesce
+too: the last size wins, given to the app once the client's size has stayed put for
+`RESIZE_QUIET` (or every `RESIZE_MAX` during a storm), and, like keys, only when the
+budget allows; the redraw is charged as any work.
 """
 
 from __future__ import annotations
@@ -99,6 +105,14 @@ DEEP_DEBT = 1.0
 """Seconds of work owed past which a session waits out its debt whoever else is at work:
 a flood's debt grows past it within seconds, a player going from screen to screen seldom
 comes near it."""
+RECENT_HALF_LIFE = 2.0
+"""Seconds over which a session's recent work (`WorkBudget.recent`) halves: how far back
+the host looks to tell a flood from a player."""
+LIGHTER = 0.5
+"""A session makes way for one at work whose recent work is at most this part of its own."""
+BUSY_FLOOR = 0.05
+"""Seconds of recent work under which a session within its share never makes way: a
+player typing (a few milliseconds a key) does not wait for another typing."""
 POLL = 0.02
 """Seconds between looks, while a session over its share waits for the others to be
 done with their keys (see `WorkBudget.wait`)."""
@@ -122,6 +136,8 @@ class Bucket:
         self.stamp = clock()
         self.debt_until = self.stamp
         """When this bucket is out of debt (in the past when it is not in debt)."""
+        self._recent = 0.0
+        self._recent_at = self.stamp
 
     def level(self) -> float:
         now = self.clock()
@@ -135,6 +151,16 @@ class Bucket:
         self.tokens -= seconds
         if self.tokens < 0:
             self.debt_until = self.stamp - self.tokens / self.rate
+        self._recent = self.recent() + seconds
+
+    def recent(self) -> float:
+        """Seconds of work charged lately, each halved every `RECENT_HALF_LIFE`: about
+        1.4 s of a flood's, a few hundredths of a typist's."""
+        now = self.clock()
+        if now > self._recent_at:
+            self._recent *= 0.5 ** ((now - self._recent_at) / RECENT_HALF_LIFE)
+            self._recent_at = now
+        return self._recent
 
     def wait(self) -> float:
         """Seconds until this bucket is out of debt (0 when it is)."""
@@ -266,34 +292,47 @@ class WorkBudget:
         for bucket in self.buckets:
             bucket.charge(seconds)
 
+    def recent(self) -> float:
+        """Seconds of work this session, or its address, has done lately (the more):
+        an address's sessions are one account, so a flood of new sessions (each making
+        its app, half a second of work) is as heavy as one session's flood."""
+        return max(bucket.recent() for bucket in self.buckets)
+
     def owed(self) -> float:
         """Seconds until this session's (and its address's) share is out of debt."""
         return max(0.0, max(b.debt_until for b in self.buckets) - self.clock())
 
     def at_work(self) -> bool:
-        """Whether this session, within its share, is at work on a key of its own: the
-        work a session over its share makes way for."""
-        return (
-            self.busy
-            and not self.closed
-            and self.parked is None
-            and not self.rested()
-            and self.owed() == 0
-        )
+        """Whether this session is at work on a key (or a new size) of its own, its work
+        not put off: what a heavier session makes way for."""
+        return self.busy and not self.closed and self.parked is None and not self.rested()
 
     def wait(self) -> float:
-        """Seconds until this session may be given more input and its work may go on (0:
-        now). Over its share, it waits while any session within its share is at work on
-        a key; with nobody else at work, it slows nobody, and goes on (a player opening
-        screens on a quiet host is not kept waiting for a debt that harms no one). Past
-        `DEEP_DEBT` it waits out its debt in any case: a flood is held to its share."""
+        """Seconds until this session may be given more input and its work may go on
+        (0: now; while it makes way for another, `POLL`, to look again).
+
+        Past `DEEP_DEBT` owed it waits out its debt: a flood is held to its share. Short
+        of that, it makes way while a session much lighter than it lately (`LIGHTER`)
+        is at work on a key, whether or not either is within its share: one session's
+        flood, from its first second, or a crowd from one address, goes after the
+        others' keys, not before them (eight honest players from one address keep their
+        address a little in debt, and were held behind a flood still within its burst).
+        With nobody lighter at work it slows nobody, and goes on: a player opening
+        screens on a quiet host is not kept waiting for a debt that harms no one. A
+        light session within its share never waits."""
         if self.closed:
             return 0.0
         owed = self.owed()
-        if owed == 0 or self.debt() > DEEP_DEBT:
+        mine = self.recent()
+        if owed > 0 and self.debt() > DEEP_DEBT:
             return owed
-        others = (b for b in WorkBudget.everyone if b is not self)
-        return owed if any(b.at_work() for b in others) else 0.0
+        if owed == 0 and mine < BUSY_FLOOR:
+            return 0.0
+        lighter = mine * LIGHTER
+        for other in WorkBudget.everyone:
+            if other is not self and other.at_work() and other.recent() <= lighter:
+                return max(owed, POLL)
+        return 0.0
 
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
@@ -447,10 +486,23 @@ class InputPacer:
     # --- keys -------------------------------------------------------------------------------
 
     def input(self, data: bytes) -> None:
+        """Give the app `data` now if the budget allows and nothing waits before it; else
+        hold it. A busy session (`BUSY_FLOOR` of recent work) is given one key at a time:
+        Textual's app handles every key it is given at once in one go, without a break
+        for the others (six Tabs in one packet, 150 ms of work), so the rest are held, to
+        be fed each once the app has rested, the budget looked at between them. A player
+        typing is light, and is given what they typed as it comes."""
         budget = self.budget
         if budget is None or (not self.held and budget.parked is None and budget.wait() == 0):
-            self.feed(data)
-            return
+            if budget is None or budget.recent() < BUSY_FLOOR:
+                self.feed(data)
+                return
+            keys = keys_of(data)
+            if len(keys) <= 1:
+                self.feed(data)
+                return
+            self.feed(keys[0])
+            data = b"".join(keys[1:])
         for key in keys_of(data):
             self._hold(key)
         self._schedule(0.0)

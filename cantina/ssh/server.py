@@ -27,6 +27,7 @@ from cantina.chat import MuteBook
 from cantina.lobby import Lobby
 from cantina.pace import Pace
 from cantina.seating import clean_name
+from cantina.ssh.asyncssh_compat import connection_transport
 from cantina.ssh.budget import OWNER, Budgets, InputPacer, ReadPacer, WorkBudget, WorkMeter
 from cantina.ssh.keys import fingerprint
 from cantina.ssh.limits import InputBudget, InputGate, Limits, early_drop
@@ -371,8 +372,8 @@ class Gate(asyncssh.SSHServer):
         self.address = str(peer[0]) if peer else "?"
         self.opened = asyncio.get_running_loop().time()
         self.host.connections += 1
-        # asyncssh keeps its transport as `_transport`: paused while too much waits.
-        self.reader = ReadPacer(conn.data_received, getattr(conn, "_transport", None))
+        # Its transport is paused while too much of its input waits (asyncssh_compat).
+        self.reader = ReadPacer(conn.data_received, connection_transport(conn))
         conn.data_received = self.reader.data_received  # type: ignore[method-assign]
         why = self.host.room_to_log_in(self)
         if why:

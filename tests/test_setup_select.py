@@ -1,0 +1,78 @@
+"""The setup screen's lists (screens/setup.py `Choice`): made in the style they end in, so
+mounting one restyles none of its parts again, and they look and work as Textual's own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.dom import DOMNode
+from textual.widgets import Select
+
+from screens.setup import Choice
+
+OPTIONS = [("one", 1), ("two", 2), ("three", 3)]
+
+
+class Lists(App[None]):
+    def __init__(self, kind: type[Select[Any]], blank: bool = False, compact: bool = True) -> None:
+        super().__init__()
+        self.kind = kind
+        self.blank, self.compact = blank, compact
+        self.restyled: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        value = Select.NULL if self.blank else 2
+        yield self.kind(
+            OPTIONS, value=value, allow_blank=self.blank, compact=self.compact, id="list"
+        )
+
+    def update_styles(self, node: DOMNode, animate: bool = True) -> None:
+        if isinstance(node.parent, Select):  # one of a list's parts
+            self.restyled.append(type(node).__name__)
+        super().update_styles(node, animate)
+
+
+def parts(app: Lists) -> list[tuple[str, frozenset[str]]]:
+    select = app.query_one("#list", Select)
+    return [(type(part).__name__, frozenset(part.classes)) for part in select.children]
+
+
+async def test_a_choice_is_mounted_in_its_final_style_and_looks_as_a_select():
+    plain = Lists(Select)
+    async with plain.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        textual_parts = parts(plain)
+    assert plain.restyled, "Textual's own Select restyles its parts once mounted"
+    choice = Lists(Choice)
+    async with choice.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        assert parts(choice) == textual_parts
+    assert choice.restyled == []
+
+
+async def test_a_choice_opens_and_picks_as_a_select():
+    app = Lists(Choice)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        select = app.query_one("#list", Select)
+        select.focus()
+        await pilot.press("enter")  # open
+        assert select.expanded
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert select.value == 3 and not select.expanded
+
+
+@pytest.mark.parametrize(("blank", "compact"), [(True, False), (True, True), (False, False)])
+async def test_a_choice_looks_as_a_select_whatever_its_settings(blank: bool, compact: bool):
+    """A list that may be blank starts with no value shown; one not compact has a list
+    not compact: the parts are made so, as Textual's end."""
+    looks = []
+    for kind in (Select, Choice):
+        app = Lists(kind, blank=blank, compact=compact)
+        async with app.run_test(size=(40, 12)) as pilot:
+            await pilot.pause()
+            looks.append(parts(app))
+    assert looks[0] == looks[1]
