@@ -31,7 +31,7 @@ from screens.footer import CantinaFooter
 from screens.lobby_help import LobbyHelpScreen
 from screens.menu import MenuScreen
 from screens.services import HostedServices
-from screens.setup import HUMAN, SetupScreen
+from screens.setup import HUMAN, Choice, SetupScreen
 from screens.textual_compat import first_resume_keeps_styles
 
 REFRESH = 0.5
@@ -383,7 +383,7 @@ class HostSetupScreen(SetupScreen):
         (a line of its own: the variants' line is full for Vigo's Favor at 80 columns)."""
         with Horizontal(classes="setup-line"):
             yield Static("Stand-in ", classes="label")
-            yield Select(
+            yield Choice(
                 [(t.name, t.name) for t in temperaments().values()],
                 value="Cautious",
                 allow_blank=False,
@@ -393,6 +393,8 @@ class HostSetupScreen(SetupScreen):
 
     def on_mount(self) -> None:
         """Textual then calls `SetupScreen.on_mount` too (each class's handler runs)."""
+        if self.left:
+            return
         if self.seat_range[-1] >= 2:  # a shared table: a second seat for a person, to begin
             self.query_one("#kind-1", Select).value = HUMAN  # named "Player 2" as it follows
         # No chosen seed at a shared table: whoever knew it could foresee the dice.

@@ -7,7 +7,7 @@ from collections.abc import Awaitable
 from functools import partial
 from typing import Any, TypeVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -54,6 +54,17 @@ class Choice(Select[Value]):
 
     def compose(self) -> ComposeResult:
         yield from select_parts(self)
+
+    def on_mount(self, event: events.Mount) -> None:
+        """Its screen was left while it mounted (an Esc right behind the key that opened
+        the setup): its parts are being taken away, and Textual's own mount, which looks
+        for them, would end the app (NoMatches). A Select on its way out shows nothing."""
+        try:
+            left = self.screen not in self.app.screen_stack
+        except Exception:  # no screen to be on any more (NoScreen): gone already
+            left = True
+        if left:
+            event.prevent_default()
 
 
 DEFAULT_AI = ("Expert", "Bold", "Cautious", "Reckless", "Superstitious", "Treacherous", "Loyal")
@@ -194,6 +205,8 @@ class SetupScreen(UsesApp, Screen[None]):
         yield from ()
 
     def on_mount(self) -> None:
+        if self.left:
+            return
         self.show_rows()
         self.follow_names()
         self.follow_kinds(list(self.query(".kind").results(Select)))
@@ -368,7 +381,16 @@ class SetupScreen(UsesApp, Screen[None]):
         self.app.pop_screen()
         self.cantina.sit_down(opened)
 
+    @property
+    def left(self) -> bool:
+        """Whether the screen was taken off the stack (while it was still mounting: its
+        parts are going, and its handlers find nothing to set up)."""
+        return self not in self.app.screen_stack
+
     def action_back(self) -> None:
+        if not self.ready:  # an Esc right behind the key that opened it: once mounted
+            self.call_after_refresh(self.action_back)
+            return
         self.app.pop_screen()
 
     def action_rules(self) -> None:

@@ -3,14 +3,21 @@ mounting one restyles none of its parts again, and they look and work as Textual
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from test_chat import ALICE, INSTANT, hosted
 from textual.app import App, ComposeResult
 from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.widgets import Select
 
-from screens.setup import Choice
+from cantina.app import CantinaApp
+from cantina.lobby import Lobby
+from screens.backroom import HostSetupScreen
+from screens.setup import Choice, SetupScreen
 
 OPTIONS = [("one", 1), ("two", 2), ("three", 3)]
 
@@ -76,3 +83,34 @@ async def test_a_choice_looks_as_a_select_whatever_its_settings(blank: bool, com
             await pilot.pause()
             looks.append(parts(app))
     assert looks[0] == looks[1]
+
+
+async def left_while_mounting(app: Any, screen: Callable[[], Screen[Any]]) -> None:
+    """Open a setup and take it off again at once, or a few turns of the loop later
+    (a key, then Esc in the same packet, on a busy host), many times: the app goes on."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        under = app.screen
+        for turns in range(12):
+            for _ in range(3):
+                app.push_screen(screen())
+                for _ in range(turns % 6):
+                    await asyncio.sleep(0)
+                app.pop_screen()
+                await pilot.pause()
+            assert app.screen is under and app._exception is None, turns
+    assert app.return_code in (None, 0)
+
+
+async def test_a_setup_left_while_it_mounts_ends_nothing(tmp_path, monkeypatch):
+    """Its handlers and its lists' found their parts gone (NoMatches) and ended the app:
+    locally, and over SSH the session (a traceback in the host's log)."""
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False)
+    await left_while_mounting(app, lambda: SetupScreen("valdes"))
+
+
+async def test_a_shared_tables_setup_left_while_it_mounts_ends_nothing():
+    lobby = Lobby(pace=INSTANT)
+    await left_while_mounting(hosted(lobby, ALICE), lambda: HostSetupScreen("valdes"))
+    lobby.close_all()
