@@ -59,16 +59,22 @@ class CantinaFooter(Footer):
         return (True, keys, self.show_command_palette)
 
     DIMS_IN_PLACE = True
-    """Whether keys that go from the screen's bindings are dimmed where they are, rather
-    than the keys made anew (see `_dimmed_in_place`)."""
+    """Whether keys that a focus change takes from the screen's bindings are dimmed where
+    they are, rather than the keys made anew (see `_dimmed_in_place`). Keys a screen
+    hides itself (its `check_action` says so, the focus where it was) go."""
+
+    _focused: Widget | None = None
+    """Where the screen's focus was when the keys were last shown."""
 
     async def recompose(self) -> None:
         if not self.is_attached:  # removed while the recompose waited: nothing to do
             return
+        focused = self.screen.focused
+        moved, self._focused = focused is not self._focused, focused
         shown = self._what_to_show()
         if shown == self._shown:
             return
-        if self.DIMS_IN_PLACE and self._dimmed_in_place():
+        if self.DIMS_IN_PLACE and moved and self._dimmed_in_place():
             self._shown = shown
             return
         await super().recompose()
