@@ -94,6 +94,11 @@ TABLES_PER_PLAYER = 2
 EMPTY_AFTER = 60.0
 """Seconds a started table nobody follows (no player, no spectator) stays open."""
 AWAY_AFTER_LOOKS = 2
+ON_THE_WAY = 10.0
+"""Seconds after a table starts in which nobody seated at it counts as away for not yet
+following it: each player's screen is on its way from the waiting room, and a busy host
+may take seconds to put it up ("has left the table" then "is back" would be noise). A
+player whose connection ends is away at once all the same."""
 FOLLOW_BLOCK_MS = 1000
 """How long one blocking read of the streams waits before it looks again (well under the
 client's socket timeout)."""
@@ -164,6 +169,12 @@ class SharedTable:
     everyone before then: its people need a moment to come back."""
     closed_why: str = ""
     """Why the table closed, when its people should hear more than that it did."""
+    on_the_way_until: float = 0.0
+    """Until when its people's screens may still be on the way to the started table (loop
+    time; see ON_THE_WAY)."""
+    arrived: set[int] = field(default_factory=set)
+    """Seats whose player has followed the started table (from this host's looks): they
+    are no longer on the way, so leaving it counts at once."""
 
     @property
     def live(self) -> LiveTable | None:
@@ -366,7 +377,10 @@ class Lobby:
             for seat, player in table.seated.items():
                 if dealer.watching(player.identity) or self._there(table, player.identity):
                     table.absent.pop(seat, None)
+                    table.arrived.add(seat)
                     dealer.set_back(seat)
+                    continue
+                if seat not in table.arrived and now < table.on_the_way_until:
                     continue
                 looks = table.absent[seat] = table.absent.get(seat, 0) + 1
                 if looks >= AWAY_AFTER_LOOKS:
@@ -565,6 +579,7 @@ class Lobby:
         else:
             live = LiveTable(self._seat_people(table))
         table.setup = live.setup
+        table.on_the_way_until = asyncio.get_running_loop().time() + ON_THE_WAY
         kept = self.store.durable and table.campaign is None
         dealer = table.dealer = Dealer(
             live,
@@ -916,6 +931,7 @@ class Lobby:
                 apply_entry(live, entry)
                 journal.version += 1
             table.dealer = dealer
+            table.on_the_way_until = asyncio.get_running_loop().time() + ON_THE_WAY
             dealer.start()
 
     async def _beat(self, shared: RedisStore) -> None:

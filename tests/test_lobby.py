@@ -406,3 +406,30 @@ async def test_after_a_rejoin_the_old_connection_acts_for_the_seat_no_more():
     dealer.pick(new_place, option)
     assert len(table.live.moves) == moves + 1
     lobby.close_all()
+
+
+async def test_players_on_their_way_to_a_started_table_are_not_away():
+    """Starting a table sends each seated player's screen from its waiting room to the
+    table, which a busy host may take seconds to put up: until ON_THE_WAY has passed, a
+    player not yet following is not announced as gone. Once a player has followed it,
+    leaving it counts at once; a player who never comes counts after the wait."""
+    lobby = Lobby(pace=INSTANT, away_grace=60)
+    table = lobby.create(setup(humans=2, ais=1), ALICE)
+    lobby.join(table, BOB)
+    lobby.arrived(ALICE)
+    lobby.arrived(BOB)
+    dealer = lobby.start(table, ALICE)
+    for _ in range(3):  # three looks, a second apart on the host, before any screen is up
+        lobby.check_presence()
+    assert dealer.notices == [], "nobody has left: their screens are on the way"
+    unfollow = dealer.follow(lambda: None, table.place_of(ALICE))  # alice's table is up
+    lobby.check_presence()
+    unfollow()  # and she goes back to the lobby
+    lobby.check_presence()
+    lobby.check_presence()
+    assert dealer.notices == ["alice has left the table; their seat waits."]
+    table.on_the_way_until = 0.0  # ON_THE_WAY has passed, and bob never came
+    lobby.check_presence()
+    lobby.check_presence()
+    assert dealer.notices[-1] == "bob has left the table; their seat waits."
+    lobby.close_all()
