@@ -6,11 +6,12 @@ most of them change, and a layout of the whole screen costs more than their draw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.content import Content
+from textual.content import Content, Span
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
@@ -21,20 +22,45 @@ from screens.drawing import KeptDrawing, plain_rows
 from screens.options import OptionGrid
 
 
+def looks(content: Content) -> tuple[str, tuple[Span, ...]]:
+    """What `content` shows: its text and its styles. (`Content`'s own equality and hash
+    see the text only, so a line restyled with the same words would compare equal.)"""
+    return content.plain, tuple(content.spans)
+
+
 class Line(KeptDrawing, Widget):
     """One line of text that repaints without asking for a new layout (unlike `Static`),
     so the status, prompt and odds lines cost a redraw of themselves and nothing more;
-    lines it has shown before (a prompt, a seat's name and role) are not drawn again."""
+    lines it has shown before (a prompt, a seat's name and role) are not drawn again.
+
+    `text` repaints when what it shows changes, its styles included (a reactive would
+    compare the text alone: "Waiting for **Bo**" and "Waiting for Bo" are equal
+    `Content`)."""
 
     DEFAULT_CSS = "Line { height: 1; }"
 
-    text: reactive[Content] = reactive(Content(""), layout=False)
+    LAYOUT: ClassVar[bool] = False
+    """Whether a new text asks for a new layout (a line that may grow a row does)."""
+
+    def __init__(self, text: Content | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._text = Content("") if text is None else text
+
+    @property
+    def text(self) -> Content:
+        return self._text
+
+    @text.setter
+    def text(self, text: Content) -> None:
+        if looks(text) != looks(self._text):
+            self._text = text
+            self.refresh(layout=self.LAYOUT)
 
     def render(self) -> Content:
-        return self.text
+        return self._text
 
-    def drawing_key(self) -> Content:
-        return self.text
+    def drawing_key(self) -> Hashable:
+        return looks(self._text)
 
 
 class OddsLine(Line):
@@ -44,7 +70,7 @@ class OddsLine(Line):
 
     DEFAULT_CSS = "OddsLine { height: auto; }"
 
-    text: reactive[Content] = reactive(Content(""), layout=True)
+    LAYOUT = True
 
 
 class NarrationLog(Widget):
