@@ -16,10 +16,14 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.widget import Widget
 
 from screens.drawing import KeptDrawing, plain_rows
 from screens.options import OptionGrid
+
+STANDING_OUT = VisualStyle(reverse=True, bold=True)
+"""How a line that stands out is drawn (it reads without colour)."""
 
 
 def looks(content: Content) -> tuple[str, tuple[Span, ...]]:
@@ -45,6 +49,24 @@ class Line(KeptDrawing, Widget):
     def __init__(self, text: Content | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._text = Content("") if text is None else text
+        self._stands_out = False
+
+    @property
+    def stands_out(self) -> bool:
+        """Whether the line is drawn reversed and bold, whatever it says (the prompt
+        when a person's turn comes round). Drawn, not a CSS class: a class restyles
+        the line and its parents, which cost more than the frame it shows in."""
+        return self._stands_out
+
+    @stands_out.setter
+    def stands_out(self, on: bool) -> None:
+        if on != self._stands_out:
+            self._stands_out = on
+            self.refresh()
+
+    def drawing_style(self) -> VisualStyle:
+        style = super().drawing_style()
+        return style + STANDING_OUT if self._stands_out else style
 
     @property
     def text(self) -> Content:
@@ -60,7 +82,7 @@ class Line(KeptDrawing, Widget):
         return self._text
 
     def drawing_key(self) -> Hashable:
-        return looks(self._text)
+        return looks(self._text), self._stands_out
 
 
 class OddsLine(Line):
@@ -169,6 +191,12 @@ class DecisionBar(Vertical):
         self._prompt.text = prompt
         self._options.show(labels)
         self.show_odds(odds)
+
+    def cue(self, on: bool) -> None:
+        """The prompt stands out (a person's turn has come round), or no longer. The bar
+        carries the class `-cue` meanwhile, for anyone styling it; the look is drawn."""
+        self.set_class(on, "-cue", update=False)
+        self._prompt.stands_out = on
 
     def offered(self) -> list[str]:
         """The labels of the options on show, numbered as on screen (none while nobody
