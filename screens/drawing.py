@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
@@ -62,6 +63,12 @@ class KeptDrawing(KeptStyles):
         """Everything `render()` depends on besides the size and the styles."""
         raise NotImplementedError
 
+    def drawing_style(self) -> VisualStyle:
+        """The style the drawing is made in: the widget's own, unless it draws a state
+        of its own over it (a state in `drawing_key`, so each look is kept apart)."""
+        widget: Widget = self  # type: ignore[assignment]
+        return widget.visual_style
+
     def render_lines(self, crop: Region) -> list[Strip]:
         widget: Widget = self  # type: ignore[assignment]
         width, height = widget.size
@@ -77,7 +84,8 @@ class KeptDrawing(KeptStyles):
             if len(kept) >= KEPT_DRAWINGS:
                 del kept[next(iter(kept))]
             visual = visualize(widget, widget.render(), markup=False)
-            rows = kept[key] = Visual.to_strips(widget, visual, width, height, widget.visual_style)
+            style = self.drawing_style()
+            rows = kept[key] = Visual.to_strips(widget, visual, width, height, style)
         self._kept_rows = rows
         return super().render_lines(crop)  # type: ignore[misc]
 

@@ -428,8 +428,8 @@ class TableScreen(UsesApp, Screen[None]):
         it on, the bell rings."""
         flash = CUE_SECONDS * self.cantina.animation_speed
         if flash > 0:
-            self.bar.add_class("-cue")
-            self.set_timer(flash, lambda: self.bar.remove_class("-cue"))
+            self.bar.cue(True)
+            self.set_timer(flash, lambda: self.bar.cue(False))
         if self.cantina.preferences.bell:
             self.app.bell()
 

@@ -6,35 +6,83 @@ most of them change, and a layout of the whole screen costs more than their draw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.content import Content
+from textual.content import Content, Span
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.widget import Widget
 
 from screens.drawing import KeptDrawing, plain_rows
 from screens.options import OptionGrid
 
+STANDING_OUT = VisualStyle(reverse=True, bold=True)
+"""How a line that stands out is drawn (it reads without colour)."""
+
+
+def looks(content: Content) -> tuple[str, tuple[Span, ...]]:
+    """What `content` shows: its text and its styles. (`Content`'s own equality and hash
+    see the text only, so a line restyled with the same words would compare equal.)"""
+    return content.plain, tuple(content.spans)
+
 
 class Line(KeptDrawing, Widget):
     """One line of text that repaints without asking for a new layout (unlike `Static`),
     so the status, prompt and odds lines cost a redraw of themselves and nothing more;
-    lines it has shown before (a prompt, a seat's name and role) are not drawn again."""
+    lines it has shown before (a prompt, a seat's name and role) are not drawn again.
+
+    `text` repaints when what it shows changes, its styles included (a reactive would
+    compare the text alone: "Waiting for **Bo**" and "Waiting for Bo" are equal
+    `Content`)."""
 
     DEFAULT_CSS = "Line { height: 1; }"
 
-    text: reactive[Content] = reactive(Content(""), layout=False)
+    LAYOUT: ClassVar[bool] = False
+    """Whether a new text asks for a new layout (a line that may grow a row does)."""
+
+    def __init__(self, text: Content | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._text = Content("") if text is None else text
+        self._stands_out = False
+
+    @property
+    def stands_out(self) -> bool:
+        """Whether the line is drawn reversed and bold, whatever it says (the prompt
+        when a person's turn comes round). Drawn, not a CSS class: a class restyles
+        the line and its parents, which cost more than the frame it shows in."""
+        return self._stands_out
+
+    @stands_out.setter
+    def stands_out(self, on: bool) -> None:
+        if on != self._stands_out:
+            self._stands_out = on
+            self.refresh()
+
+    def drawing_style(self) -> VisualStyle:
+        style = super().drawing_style()
+        return style + STANDING_OUT if self._stands_out else style
+
+    @property
+    def text(self) -> Content:
+        return self._text
+
+    @text.setter
+    def text(self, text: Content) -> None:
+        if looks(text) != looks(self._text):
+            self._text = text
+            self.refresh(layout=self.LAYOUT)
 
     def render(self) -> Content:
-        return self.text
+        return self._text
 
-    def drawing_key(self) -> Content:
-        return self.text
+    def drawing_key(self) -> Hashable:
+        return looks(self._text), self._stands_out
 
 
 class OddsLine(Line):
@@ -44,7 +92,7 @@ class OddsLine(Line):
 
     DEFAULT_CSS = "OddsLine { height: auto; }"
 
-    text: reactive[Content] = reactive(Content(""), layout=True)
+    LAYOUT = True
 
 
 class NarrationLog(Widget):
@@ -143,6 +191,12 @@ class DecisionBar(Vertical):
         self._prompt.text = prompt
         self._options.show(labels)
         self.show_odds(odds)
+
+    def cue(self, on: bool) -> None:
+        """The prompt stands out (a person's turn has come round), or no longer. The bar
+        carries the class `-cue` meanwhile, for anyone styling it; the look is drawn."""
+        self.set_class(on, "-cue", update=False)
+        self._prompt.stands_out = on
 
     def offered(self) -> list[str]:
         """The labels of the options on show, numbered as on screen (none while nobody

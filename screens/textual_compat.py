@@ -16,17 +16,19 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from rich.text import Text
 from textual import timer
-from textual._compositor import CompositorUpdate
+from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate
 from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.cache import FIFOCache
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.events import Key, ScreenResume
+from textual.geometry import Region
 from textual.keys import Keys
 from textual.message import Message
 from textual.strip import Strip
@@ -579,3 +581,80 @@ def timers_on_the_beat() -> None:
     """Every Textual timer in this process ticks on the next beat after falling behind
     (see `run_on_the_beat`); the first hosted app puts it in place, once."""
     timer.Timer._run = run_on_the_beat  # type: ignore[method-assign]
+
+
+# --- issue 15: a partial frame draws only the rows its dirty regions cover -----------------
+
+TEXTUAL_RENDER_PARTIAL_UPDATE = Compositor.render_partial_update
+"""Textual's own `Compositor.render_partial_update` (8.2.8), which `draw_dirty_rows` replaces."""
+TEXTUAL_RENDER_CHOPS = Compositor._render_chops
+"""Textual's own `Compositor._render_chops` (8.2.8), which `dirty_chops` follows."""
+
+
+def dirty_chops(
+    compositor: Compositor, spans: Sequence[tuple[int, int, int]]
+) -> list[dict[int, Strip | None]]:
+    """Each line's chops (the pieces between the cuts, the widgets' edges) that the
+    update's `spans` show, each filled by the frontmost widget there, as
+    `Compositor._render_chops` fills them (its code, Textual 8.2.8, for the drawing of a
+    row). Textual draws every widget overlapping the bounding box of the dirty regions,
+    each whole; here a widget is drawn only in the rows where a chop of it that the
+    spans show is not filled yet by a widget in front: a die that tumbles draws itself,
+    not the board, the log and the containers behind them."""
+    cuts = compositor.cuts
+    chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
+    shown: dict[int, list[tuple[int, int]]] = {}
+    for y, x1, x2 in spans:
+        shown.setdefault(y, []).append((x1, x2))
+    intersection = Region.intersection
+    for widget, (region, clip) in compositor.visible_widgets.items():
+        render_region = intersection(region, clip)
+        first_cut, last_cut = render_region.column_span
+        wanted: list[int] = []
+        for y in render_region.line_range:
+            ranges = shown.get(y)
+            if not ranges:
+                continue
+            line = chops[y]
+            edges = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
+            if any(
+                line[left] is None and any(left < x2 and right > x1 for x1, x2 in ranges)
+                for left, right in pairwise(edges)
+            ):
+                wanted.append(y)
+        render_x = render_region.x
+        while wanted:
+            top = bottom = wanted.pop(0)
+            while wanted and wanted[0] == bottom + 1:
+                bottom = wanted.pop(0)
+            height = bottom - top + 1
+            crop = Region(render_x - region.x, top - region.y, render_region.width, height)
+            for y, strip in zip(range(top, bottom + 1), widget.render_lines(crop), strict=False):
+                chops_line = chops[y]
+                final_cuts = [cut for cut in cuts[y] if (last_cut >= cut >= first_cut)]
+                cut_strips = strip.divide([cut - render_x for cut in final_cuts[1:]])
+                get_chops_line = chops_line.get
+                for cut, piece in zip(final_cuts, cut_strips, strict=False):
+                    if get_chops_line(cut) is None:
+                        chops_line[cut] = piece
+    return chops
+
+
+def draw_dirty_rows(self: Compositor) -> ChopsUpdate | None:
+    """`Compositor.render_partial_update` of Textual 8.2.8, but with the chops of
+    `dirty_chops`: the update sent is the same (the same spans, each chop in them filled
+    by the same frontmost widget), drawn at a fraction of the cost."""
+    update_regions = self._dirty_regions.copy()
+    self._dirty_regions.clear()
+    if not update_regions:
+        return None
+    spans = list(self._regions_to_spans(update_regions))
+    chops = dirty_chops(self, spans)
+    chop_ends = [cut_set[1:] for cut_set in self.cuts]
+    return ChopsUpdate(chops, spans, chop_ends)
+
+
+def partial_frames_draw_dirty_rows() -> None:
+    """Every partial frame in this process is drawn by `draw_dirty_rows`; the first hosted
+    session puts it in place, once (a frame's drawing was most of a host's work)."""
+    Compositor.render_partial_update = draw_dirty_rows  # type: ignore[method-assign]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from test_no_color import picture
+from textual.geometry import Region
 from textual.widgets import Static
 
 from cantina.app import CantinaApp
@@ -21,7 +22,7 @@ from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.menu import MenuScreen
 from screens.result import ResultScreen
 from screens.table import TableScreen
-from screens.table_widgets import SeatList
+from screens.table_widgets import Line, SeatList
 from screens.textual_compat import FooterKey
 
 SIZE = (80, 24)
@@ -287,6 +288,9 @@ async def test_a_persons_turn_after_ai_turns_is_cued(bell: bool):
                 await pilot.press("1")
         assert table is not None
         assert table.bar.has_class("-cue")
+        prompt = table.query_one("#prompt", Line)
+        (row,) = prompt.render_lines(Region(0, 0, prompt.size.width, 1))
+        assert all(s.style and s.style.reverse and s.style.bold for s in row if s.text.strip())
         assert len(rung) == (1 if bell else 0)
 
 

@@ -13,6 +13,7 @@ import ast
 import hashlib
 import importlib
 import inspect
+import random
 import re
 import textwrap
 from collections.abc import Callable
@@ -21,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
+from rich.segment import ControlType
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical
 from textual.dom import DOMNode
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import Static
 
 import screens.textual_compat as compat
 
@@ -117,6 +125,15 @@ PIECES = [
     Piece("textual.dom:DOMNode._component_styles", instance=True),
     Piece("textual.dom:DOMNode._attach", params=("self", "parent")),
     Piece("textual.dom:DOMNode._parent"),
+    # issue 15: partial frames drawn in their dirty rows only
+    Piece("textual._compositor:Compositor._dirty_regions", instance=True),
+    Piece("textual._compositor:Compositor._regions_to_spans"),
+    Piece("textual._compositor:Compositor._get_renders", params=("self", "crop")),
+    Piece(
+        "textual._compositor:Compositor._render_chops",
+        params=("self", "crop", "is_rendered_line"),
+    ),
+    Piece("textual._compositor:ChopsUpdate", params=("chops", "spans", "chop_ends")),
     *(
         Piece(f"textual.dom:DOMNode.{name}", instance=True)
         for name in ("_nodes", "_timers", "_query_one_cache", "_disabled_messages", "_bindings")
@@ -127,6 +144,7 @@ INSTANCES: dict[str, Callable[[type], Any]] = {
     "FooterKey": lambda cls: cls("a", "a", "A", "act", disabled=True),
     "Stylesheet": lambda cls: cls(),
     "App": lambda cls: cls(),
+    "Compositor": lambda cls: cls(),
     "Screen": lambda cls: cls(),
     "Footer": lambda cls: cls(),
     "Timer": lambda cls: cls(DOMNode(), 1.0),
@@ -204,6 +222,8 @@ COPIES = {
     "screens.textual_compat:TEXTUAL_STRIP_INIT": ("b7f54386d0354060", "_strip_init"),
     "screens.textual_compat:TEXTUAL_TIMER_RUN": ("92f4923ce3b2fa97", "run_on_the_beat"),
     "textual.widgets._select:Select.compose": ("df807fa1156e717d", "select_parts"),
+    "screens.textual_compat:TEXTUAL_RENDER_PARTIAL_UPDATE": ("342f61fb3b24dffe", "draw_dirty_rows"),
+    "screens.textual_compat:TEXTUAL_RENDER_CHOPS": ("08dba28b936cc6c0", "dirty_chops"),
 }
 """Textual code the compat module copies, with a digest of the original's source."""
 
@@ -271,3 +291,98 @@ def test_the_import_check_catches_a_private_import(tmp_path: Path) -> None:
         "textual.widgets._footer.FooterKey",
         "textual._compositor",
     ]
+
+
+# --- issue 15: partial frames drawn in their dirty rows only ---------------------------------
+
+
+class Board(App[None]):
+    """A table's shape: a status line, a board of small widgets beside a log, a bar."""
+
+    CSS = """
+    #body { height: 1fr; }
+    #board { width: 30; }
+    .cell { height: 3; width: 7; }
+    #status, #prompt { height: 1; }
+    #log { width: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("status", id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="board"):
+                for n in range(4):
+                    yield Static(f"d{n}", classes="cell")
+            yield Static("log", id="log")
+        yield Static("prompt", id="prompt")
+
+
+def painted(update: compat.CompositorUpdate, console: Console) -> dict[tuple[int, int], Any]:
+    """What `update` paints on a terminal: each cell's character and style, by place."""
+    cells: dict[tuple[int, int], Any] = {}
+    x = y = 0
+    for segment in console.render(update):
+        if segment.control:
+            for code in segment.control:
+                if code[0] == ControlType.CURSOR_MOVE_TO:
+                    x, y = code[1], code[2]
+            continue
+        for char in segment.text:
+            cells[x, y] = (char, segment.style)
+            x += 1
+    return cells
+
+
+def counted(widget: Widget, drawn: list[Widget]) -> Callable[[Region], Any]:
+    """`widget.render_lines`, noting the widget in `drawn` at each call."""
+    lines = widget.render_lines
+
+    def render_lines(crop: Region) -> Any:
+        drawn.append(widget)
+        return lines(crop)
+
+    return render_lines
+
+
+async def test_dirty_rows_send_what_textual_sends() -> None:
+    """After random changes to random widgets (a toast over some of them), the update
+    drawn in the dirty rows only paints the same cells, in the same characters and
+    styles, as Textual's own for the same dirty regions; and it draws fewer widgets."""
+    app = Board()
+    chance = random.Random(15)
+    async with app.run_test(size=(60, 16)) as pilot:
+        app.notify("a toast over the log", timeout=60)
+        await pilot.pause()
+        compositor = app.screen._compositor
+        console = app.console
+        fewer = 0
+        for turn in range(40):
+            shown = [w for w in app.query(Static) if w in compositor.visible_widgets]
+            changed = chance.sample(shown, chance.randint(1, 3))
+            for widget in changed:
+                widget.update(f"{widget.id or 'd'} {turn}\n{chance.random():.3f}")
+            await pilot.pause()  # drawn: now mark them dirty again, as a repaint does
+            changed = [w for w in changed if w in compositor.visible_widgets]
+            dirty = {
+                region.intersection(clip)
+                for region, clip in (compositor.visible_widgets[w] for w in changed)
+                if clip.overlaps(region)
+            }
+            if turn % 3 == 0:  # and a part of the screen, as a widget's own region
+                x, y = chance.randrange(60), chance.randrange(16)
+                dirty.add(Region(x, y, chance.randint(1, 60 - x), chance.randint(1, 16 - y)))
+            compositor._dirty_regions.update(dirty)
+            drawn: list[Widget] = []
+            for widget in compositor.visible_widgets:
+                widget.render_lines = counted(widget, drawn)  # type: ignore[method-assign]
+            theirs = compat.TEXTUAL_RENDER_PARTIAL_UPDATE(compositor)
+            textual_drew = len(drawn)
+            drawn.clear()
+            compositor._dirty_regions.update(dirty)
+            ours = compat.draw_dirty_rows(compositor)
+            for widget in compositor.visible_widgets:
+                del widget.render_lines
+            assert theirs is not None and ours is not None
+            assert painted(ours, console) == painted(theirs, console)
+            fewer += len(set(drawn)) < textual_drew
+        assert fewer > 10

@@ -17,7 +17,11 @@ from textual.driver import Driver
 from textual.geometry import Size
 from textual.message import Message
 
-from screens.textual_compat import UncachedXTermParser, UnreadableInput
+from screens.textual_compat import (
+    UncachedXTermParser,
+    UnreadableInput,
+    partial_frames_draw_dirty_rows,
+)
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -54,6 +58,7 @@ class ChannelDriver(Driver):
         size: tuple[int, int] | None = None,
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
+        partial_frames_draw_dirty_rows()  # a host's frames are most of its work
         self.hosted = app
         """The app this driver serves (the base class keeps it too, but privately)."""
         self.mouse_reporting = mouse
