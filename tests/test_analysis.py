@@ -84,6 +84,7 @@ def test_the_identity_holds_with_mercy_and_rising_stakes():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(0)  # a long run on purpose: no 10-minute limit
 @pytest.mark.parametrize("game_id", sorted(SLOW_TABLES))
 def test_skill_and_luck_account_for_every_result_long_run(game_id):
     names, settings = SLOW_TABLES[game_id]

@@ -673,6 +673,7 @@ async def test_focus_changes_and_screen_pushes_leave_no_footer_keys_behind():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(0)  # a long run on purpose: no 10-minute limit
 async def test_a_thousand_focus_changes_and_screen_pushes_leave_the_live_objects_flat():
     """The live object count after 900 focus changes and 100 screen pushes, against the
     count once Textual's bounded caches have filled (they hold about 30 screens' worth):

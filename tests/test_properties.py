@@ -146,6 +146,7 @@ def test_games_terminate_replay_and_resume_from_any_decision(game_id):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(0)  # a long run on purpose: no 10-minute limit
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_many_games_terminate_replay_and_resume(game_id):
     """The same properties over 20,000 games of each game."""
