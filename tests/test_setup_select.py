@@ -114,3 +114,32 @@ async def test_a_shared_tables_setup_left_while_it_mounts_ends_nothing():
     lobby = Lobby(pace=INSTANT)
     await left_while_mounting(hosted(lobby, ALICE), lambda: HostSetupScreen("valdes"))
     lobby.close_all()
+
+
+async def ended_while_mounting(make_app: Callable[[], Any], screen: Callable[[], Screen[Any]]):
+    """Open a setup and end the app at once, or a few turns of the loop later (a session
+    closed right behind its `v`): the screen's handlers find its parts taken down while
+    it is still on the stack, and do nothing."""
+    for turns in range(10):
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.push_screen(screen())
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            app.exit()
+        assert app._exception is None and app.return_code in (None, 0), turns
+
+
+async def test_a_setup_mounting_as_the_app_ends_ends_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+    await ended_while_mounting(
+        lambda: CantinaApp(animation_speed=0, pace=0, save_preferences=False),
+        lambda: SetupScreen("valdes"),
+    )
+
+
+async def test_a_shared_tables_setup_mounting_as_the_app_ends_ends_nothing():
+    lobby = Lobby(pace=INSTANT)
+    await ended_while_mounting(lambda: hosted(lobby, ALICE), lambda: HostSetupScreen("vigo"))
+    lobby.close_all()
