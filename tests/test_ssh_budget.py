@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from collections import Counter
+from contextvars import copy_context
 from pathlib import Path
 
 import asyncssh
@@ -30,6 +31,7 @@ from cantina.ssh.budget import (
     READ_SLICE,
     RESIZE_MAX,
     REST,
+    REST_MAX,
     TURN_SLICE,
     Bucket,
     Budgets,
@@ -583,11 +585,11 @@ async def test_keys_a_text_field_takes_are_dimmed_in_place_not_made_anew(tmp_pat
 async def test_new_sessions_from_a_busy_address_take_one_long_step_a_turn(
     tmp_path, host_key, monkeypatch
 ):
-    """Six sessions from one address start at once: each app's start-up is steps of up to
-    tens of milliseconds, and a key that arrives waits for every step of the loop's turn
-    (between two looks at its sockets). Once the address is heavy (`HEAVY`), a turn
-    carries at most two of their long steps (one of the turn that is ending, one of the
-    next; see `Turn`). Without it, one turn carried three to six of them."""
+    """Six sessions from one address start at once, and each opens a setup screen: each
+    is steps of up to tens of milliseconds, and a key that arrives waits for every step
+    of the loop's turn (between two looks at its sockets). Once the address is heavy
+    (`HEAVY`), a turn carries at most two of their long steps (one of the turn that is
+    ending, one of the next; see `Turn`). Without it, one turn carried three to six."""
     host = await start_host(host_key)
     key = asyncssh.read_private_key(make_key(tmp_path / "player"))
     loop = asyncio.get_running_loop()
@@ -606,6 +608,10 @@ async def test_new_sessions_from_a_busy_address_take_one_long_step_a_turn(
     links = []
     try:
         links = await asyncio.gather(*(connect_from(host.port, "127.0.0.2", key) for _ in range(6)))
+        for _, chan, _ in links:
+            chan.write(b"v")  # and each opens a table's setup: more long steps
+        for _, _, terminal in links:
+            await terminal.expect("Stand-in", timeout=30)
     finally:
         loop.remove_reader(mark)
         mark.close()
@@ -633,3 +639,20 @@ def test_a_session_looks_only_at_those_given_input_lately():
     typing.began()
     typing.close()
     assert typing not in WorkBudget.working
+
+
+async def test_work_held_back_is_still_the_inputs_work():
+    """An app whose work is put off (`WorkBudget.park`) for longer than `REST_MAX` has
+    not finished with its input: what it does once let go is charged. A table hog's new
+    sessions, held while others played, made the rest of their apps for free."""
+    clock = Clock()
+    budget = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    budget.began()  # the session starts: making its app is its work
+    budget.scheduled()
+    budget.park(copy_context(), lambda: None, ())
+    clock.now += REST_MAX * 3
+    assert not budget.rested()
+    budget.scheduled()  # more of the app's work comes up meanwhile
+    budget.work(0.1)
+    assert budget.busy and budget.spent == pytest.approx(0.1)
+    budget.close()

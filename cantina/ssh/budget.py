@@ -220,9 +220,11 @@ class WorkBudget:
 
     def rested(self) -> bool:
         """Whether the app has had nothing to do for `REST` and has no frame left to
-        draw (within `DRAW_MAX` of its input), or has run nothing for `REST_MAX`."""
+        draw (within `DRAW_MAX` of its input), or has run nothing for `REST_MAX` with
+        none of its work put off. (Work held back is still its input's: a new session's
+        start-up held for a second while others played went on uncharged, half of it.)"""
         now = self.clock()
-        if now - self.last_work >= REST_MAX:
+        if now - self.last_work >= REST_MAX and self.parked is None:
             return True
         if self.pending > 0 or now - self.idle_since < REST:
             return False
