@@ -57,10 +57,11 @@ class Choice(Select[Value]):
 
     def on_mount(self, event: events.Mount) -> None:
         """Its screen was left while it mounted (an Esc right behind the key that opened
-        the setup): its parts are being taken away, and Textual's own mount, which looks
-        for them, would end the app (NoMatches). A Select on its way out shows nothing."""
+        the setup), or the app is ending: its parts are being taken away, and Textual's
+        own mount, which looks for them, would end the app (NoMatches). A Select on its
+        way out shows nothing."""
         try:
-            left = self.screen not in self.app.screen_stack
+            left = self.screen not in self.app.screen_stack or not self.is_attached
         except Exception:  # no screen to be on any more (NoScreen): gone already
             left = True
         if left:
@@ -384,8 +385,9 @@ class SetupScreen(UsesApp, Screen[None]):
     @property
     def left(self) -> bool:
         """Whether the screen was taken off the stack (while it was still mounting: its
-        parts are going, and its handlers find nothing to set up)."""
-        return self not in self.app.screen_stack
+        parts are going, and its handlers find nothing to set up), or the app is ending
+        (its screens are taken down while still on the stack)."""
+        return self not in self.app.screen_stack or not self.is_attached
 
     def action_back(self) -> None:
         if not self.ready:  # an Esc right behind the key that opened it: once mounted

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_chat import ALICE, INSTANT, hosted
+from test_chat import ALICE, INSTANT, NoTerminal, hosted
 from textual.app import App, ComposeResult
 from textual.dom import DOMNode
 from textual.screen import Screen
@@ -16,6 +16,7 @@ from textual.widgets import Select
 
 from cantina.app import CantinaApp
 from cantina.lobby import Lobby
+from cantina.ssh.app import HostedApp
 from screens.backroom import HostSetupScreen
 from screens.setup import Choice, SetupScreen
 
@@ -114,3 +115,77 @@ async def test_a_shared_tables_setup_left_while_it_mounts_ends_nothing():
     lobby = Lobby(pace=INSTANT)
     await left_while_mounting(hosted(lobby, ALICE), lambda: HostSetupScreen("valdes"))
     lobby.close_all()
+
+
+async def ended_while_mounting(make_app: Callable[[], Any], screen: Callable[[], Screen[Any]]):
+    """Open a setup and end the app at once, or a few turns of the loop later (a session
+    closed right behind its `v`): the screen's handlers find its parts taken down while
+    it is still on the stack, and do nothing."""
+    for turns in range(10):
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.push_screen(screen())
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            app.exit()
+        assert app._exception is None and app.return_code in (None, 0), turns
+
+
+async def test_a_setup_mounting_as_the_app_ends_ends_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+    await ended_while_mounting(
+        lambda: CantinaApp(animation_speed=0, pace=0, save_preferences=False),
+        lambda: SetupScreen("valdes"),
+    )
+
+
+async def test_a_shared_tables_setup_mounting_as_the_app_ends_ends_nothing():
+    lobby = Lobby(pace=INSTANT)
+    await ended_while_mounting(lambda: hosted(lobby, ALICE), lambda: HostSetupScreen("vigo"))
+    lobby.close_all()
+
+
+class StylesAsTextual(HostedApp):
+    """A hosted app that restyles every node whose classes change, mounted or not, as
+    Textual's own App does."""
+
+    def update_styles(self, node: DOMNode, animate: bool = True) -> None:
+        App.update_styles(self, node, animate)
+
+
+def noting_unmounted(apply: Callable[..., None], unmounted: list[str]) -> Callable[..., None]:
+    def noted(node: DOMNode, *args: Any, **kwargs: Any) -> None:
+        if not node.is_attached:
+            unmounted.append(type(node).__name__)
+        apply(node, *args, **kwargs)
+
+    return noted
+
+
+async def test_a_hosted_setup_is_styled_once_mounted_and_looks_the_same():
+    """A hosted app styles a node only once it is in the app (Textual styles each as it
+    mounts it): the setup screen's Inputs and lists, their classes set as they are made,
+    were styled as they were composed, and again as they mounted; it looks the same."""
+    pictures = []
+    for kind in (HostedApp, StylesAsTextual):
+        lobby = Lobby(pace=INSTANT)
+        app = kind(NoTerminal(), colours="truecolor", lobby=lobby, player=ALICE)
+        app.animation_speed = 0
+        unmounted: list[str] = []
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.stylesheet.apply = noting_unmounted(app.stylesheet.apply, unmounted)  # type: ignore[method-assign]
+            await pilot.press("v")
+            for _ in range(50):
+                await pilot.pause()
+                if isinstance(app.screen, HostSetupScreen) and app.screen.ready:
+                    break
+            await pilot.pause()
+            pictures.append(app.export_screenshot())
+        lobby.close_all()
+        if kind is HostedApp:
+            assert unmounted == []
+        else:
+            assert "Input" in unmounted  # what the hosted app spares
+    assert "Stand-in" in pictures[0] and pictures[0] == pictures[1]

@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import socket
 import threading
 import time
+from collections import Counter
+from contextvars import copy_context
 from pathlib import Path
 
 import asyncssh
@@ -23,15 +26,21 @@ from cantina.ssh.budget import (
     DEEP_DEBT,
     DRAW_MAX,
     INBOX_MAX,
+    NEXT_TURN,
+    POLL,
     QUEUE_MAX,
+    QUIET,
     READ_SLICE,
     RESIZE_MAX,
     REST,
+    REST_MAX,
+    TURN_SLICE,
     Bucket,
     Budgets,
     InputPacer,
     ReadPacer,
     WorkBudget,
+    again,
     keys_of,
 )
 from cantina.ssh.cli import host_options
@@ -574,3 +583,102 @@ async def test_keys_a_text_field_takes_are_dimmed_in_place_not_made_anew(tmp_pat
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)
+
+
+async def test_new_sessions_from_a_busy_address_take_one_long_step_a_turn(
+    tmp_path, host_key, monkeypatch
+):
+    """Six sessions from one address start at once, and each opens a setup screen: each
+    is steps of up to tens of milliseconds, and a key that arrives waits for every step
+    of the loop's turn (between two looks at its sockets). Once the address is heavy
+    (`HEAVY`), a turn carries at most two of their long steps (one of the turn that is
+    ending, one of the next; see `Turn`). Without it, one turn carried three to six."""
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    loop = asyncio.get_running_loop()
+    turn = [0]
+    pieces: list[tuple[int, bool, float]] = []
+    plain_work = WorkBudget.work
+
+    def work(budget: WorkBudget, seconds: float) -> None:
+        pieces.append((turn[0], budget.heavy(), seconds))
+        plain_work(budget, seconds)
+
+    monkeypatch.setattr(WorkBudget, "work", work)
+    mark, bell = socket.socketpair()
+    bell.send(b"x")  # never read: its reader runs once in each turn of the loop
+    loop.add_reader(mark, lambda: turn.__setitem__(0, turn[0] + 1))
+    links = []
+    try:
+        links = await asyncio.gather(*(connect_from(host.port, "127.0.0.2", key) for _ in range(6)))
+        for _, chan, _ in links:
+            chan.write(b"v")  # and each opens a table's setup: more long steps
+        for _, _, terminal in links:
+            await terminal.expect("Stand-in", timeout=30)
+    finally:
+        loop.remove_reader(mark)
+        mark.close()
+        bell.close()
+        for conn, _, _ in links:
+            conn.close()
+        await asyncio.wait_for(host.close(), 10)
+    long_steps = Counter(t for t, heavy, seconds in pieces if heavy and seconds >= TURN_SLICE)
+    assert sum(long_steps.values()) >= 6  # the start-ups were heavy and had long steps
+    assert max(long_steps.values()) <= 2, long_steps.most_common(3)
+
+
+def test_a_session_looks_only_at_those_given_input_lately():
+    """`wait` looks over the sessions at work on input (`WorkBudget.working`), not over
+    every session on the host: one idle since its last key has left the set."""
+    clock = Clock()
+    idle = [WorkBudget([Bucket(0.1, 0.3, clock)], clock) for _ in range(50)]
+    typing = WorkBudget([Bucket(0.1, 0.3, clock)], clock)
+    typing.began()
+    assert typing in WorkBudget.working
+    assert not any(budget in WorkBudget.working for budget in idle)
+    clock.now += REST * 2
+    typing.scheduled()  # its own work after resting (a clock): its input's is over
+    assert typing not in WorkBudget.working
+    typing.began()
+    typing.close()
+    assert typing not in WorkBudget.working
+
+
+async def test_work_held_back_is_still_the_inputs_work():
+    """An app whose work is put off (`WorkBudget.park`) for longer than `REST_MAX` has
+    not finished with its input: what it does once let go is charged. A table hog's new
+    sessions, held while others played, made the rest of their apps for free."""
+    clock = Clock()
+    budget = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    budget.began()  # the session starts: making its app is its work
+    budget.scheduled()
+    budget.park(copy_context(), lambda: None, ())
+    clock.now += REST_MAX * 3
+    assert not budget.rested()
+    budget.scheduled()  # more of the app's work comes up meanwhile
+    budget.work(0.1)
+    assert budget.busy and budget.spent == pytest.approx(0.1)
+    budget.close()
+
+
+def test_heavy_is_measured_against_the_share():
+    """Heavy (`Turn`'s put-off) is recent work against the share it draws on: an address
+    given the share of 32 players may type as 32 players without its keys waiting a
+    turn; the same work from an address with the default share is heavy."""
+    clock = Clock()
+    many = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(32 * 0.05, 0.3, clock)], clock)
+    one = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    many.buckets[1].charge(0.5)
+    one.buckets[1].charge(0.5)
+    assert not many.heavy() and one.heavy()
+    one.buckets[0].charge(0.3)  # a session's own work past its share's HEAVY
+    many.buckets[0].charge(0.3)
+    assert many.heavy()
+
+
+def test_held_input_waiting_only_for_the_next_turn_is_looked_at_then():
+    """Input held because the loop's turn is over (`NEXT_TURN`) is looked at again in the
+    next turn, not `QUIET` later: 32 logins at once held their SSH bytes 10 ms at each
+    turn that was over, and took a fifth longer to be drawn."""
+    assert again(NEXT_TURN) == NEXT_TURN
+    assert again(0.002) == QUIET and again(0.5) == POLL

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from textual.app import SystemCommand
+from textual.dom import DOMNode
 from textual.screen import Screen
 
 from cantina.app import CantinaApp
@@ -134,6 +135,15 @@ class HostedApp(CantinaApp):
             self.leaving = True
             # In case the first screen never comes up at all.
             asyncio.get_running_loop().call_later(LEAVE_ANYWAY, self.exit)
+
+    def update_styles(self, node: DOMNode, animate: bool = True) -> None:
+        """Restyle a node whose classes changed, once it is in the app: Textual styles
+        every widget as it mounts it, so a class changed before then (an Input's in its
+        constructor, the lists of a setup screen as it is composed) was styled for
+        nothing, two thirds of a setup screen's compose, 50 ms in one step of the loop
+        every other session waited for."""
+        if node is self or node.is_attached:
+            super().update_styles(node, animate)
 
     def frame_due(self) -> bool:
         """Whether a frame is still to be drawn (the host's work meter waits for it)."""

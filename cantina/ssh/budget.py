@@ -116,6 +116,19 @@ player typing (a few milliseconds a key) does not wait for another typing."""
 POLL = 0.02
 """Seconds between looks, while a session over its share waits for the others to be
 done with their keys (see `WorkBudget.wait`)."""
+TURN_SLICE = 0.008
+"""Seconds of sessions' work in one turn of the event loop (between two looks at its
+sockets) past which a heavy session's work waits for the next turn (see `Turn`)."""
+HEAVY = 5.0
+"""Seconds of its share's refill (`Bucket.rate`) that a session's recent work, or its
+address's, reaches when it is heavy (see `Turn`): 0.25 s for a session, 0.4 for an
+address, with the default shares: a new session's app (0.3 to 0.5 s), a table's setup
+screen opened and closed, a flood. Eight players typing from one address come to about
+0.1; an address given a larger share (many players behind it) may work more."""
+NEXT_TURN = 1e-6
+"""Seconds a heavy session's work waits when the loop's turn is over: the next turn (a
+timer due at once, run after the sockets are read). A millisecond here was a
+millisecond's sleep in each of the hundreds of turns of 32 logins at once."""
 
 Clock = Callable[[], float]
 
@@ -198,18 +211,24 @@ class WorkBudget:
 
     everyone: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
     """Every session's budget on the host: who else might be waiting."""
+    working: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
+    """The budgets given input they may still be at work on (`busy`): the only ones a
+    heavier session may have to make way for (`wait` looks at these, not at everyone)."""
 
     def began(self) -> None:
         """Input (a key, a new size) is being given to the app: its work from now until
         it rests is charged."""
         self.busy = True
+        WorkBudget.working.add(self)
         self.began_at = self.last_work = self.idle_since = self.clock()
 
     def rested(self) -> bool:
         """Whether the app has had nothing to do for `REST` and has no frame left to
-        draw (within `DRAW_MAX` of its input), or has run nothing for `REST_MAX`."""
+        draw (within `DRAW_MAX` of its input), or has run nothing for `REST_MAX` with
+        none of its work put off. (Work held back is still its input's: a new session's
+        start-up held for a second while others played went on uncharged, half of it.)"""
         now = self.clock()
-        if now - self.last_work >= REST_MAX:
+        if now - self.last_work >= REST_MAX and self.parked is None:
             return True
         if self.pending > 0 or now - self.idle_since < REST:
             return False
@@ -225,6 +244,7 @@ class WorkBudget:
         over, and what it does now is its own."""
         if self.busy and self.rested():
             self.busy = False
+            WorkBudget.working.discard(self)
         self.pending += 1
 
     def park(self, context: Context, callback: Callable[..., Any], args: tuple[Any, ...]) -> None:
@@ -273,6 +293,7 @@ class WorkBudget:
     def close(self) -> None:
         """The session is ending: nothing of its app waits any more (it must shut down)."""
         self.closed = True
+        WorkBudget.working.discard(self)
         if self.parked is not None:
             self._next_pass(0.0)
 
@@ -281,6 +302,7 @@ class WorkBudget:
         app is at work on input."""
         self.pending -= 1
         self.metered += seconds
+        Turn.worked(seconds)
         self.last_work = now = self.clock()
         if self.pending <= 0:
             self.idle_since = now
@@ -288,6 +310,9 @@ class WorkBudget:
             self.charge(seconds)
 
     def charge(self, seconds: float) -> None:
+        """Charge work done outside the app's callbacks (its input's parsing, the SSH
+        layer's work on its bytes): it counts in the loop's turn too."""
+        Turn.worked(seconds)
         self.spent += seconds
         for bucket in self.buckets:
             bucket.charge(seconds)
@@ -326,17 +351,68 @@ class WorkBudget:
         mine = self.recent()
         if owed > 0 and self.debt() > DEEP_DEBT:
             return owed
+        if Turn.over() and self.heavy():
+            return max(owed, NEXT_TURN)
         if owed == 0 and mine < BUSY_FLOOR:
             return 0.0
         lighter = mine * LIGHTER
-        for other in WorkBudget.everyone:
+        for other in WorkBudget.working:
             if other is not self and other.at_work() and other.recent() <= lighter:
                 return max(owed, POLL)
         return 0.0
 
+    def heavy(self) -> bool:
+        """Whether this session, or its address, has worked `HEAVY` seconds of its
+        share lately."""
+        return any(bucket.recent() >= HEAVY * bucket.rate for bucket in self.buckets)
+
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
         return max(0.0, -min(b.level() for b in self.buckets))
+
+
+class Turn:
+    """The event loop's turn: the callbacks it runs between two looks at its sockets.
+    A key that arrives during a turn is read only at the next, so it waits for all of
+    this one: seven new sessions' apps, each one step of its start-up, 50 to 100 ms
+    each, were half a second in one turn, and the honest keys that came meanwhile were
+    half a second late. So once `TURN_SLICE` of sessions' work is done in a turn, a heavy
+    session's (`HEAVY`) work waits for the next (`WorkBudget.wait`), after the sockets
+    have been read: the keys that came are then given to their apps before it, and the
+    heavy sessions make way for them (`LIGHTER`). One step of work is never cut short,
+    so a turn is at most one heavy session's step longer than the slice."""
+
+    loop: asyncio.AbstractEventLoop | None = None
+    """The loop whose turn is being counted (None: none)."""
+    spent = 0.0
+    """Seconds of sessions' work in its turn so far."""
+
+    @classmethod
+    def worked(cls, seconds: float) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a budget worked by hand (tests)
+            return
+        if cls.loop is not loop:
+            cls.loop, cls.spent = loop, 0.0
+            # A timer due now runs after the sockets are read, in the next turn.
+            loop.call_later(0, cls.next_turn, loop)
+        cls.spent += seconds
+
+    @classmethod
+    def next_turn(cls, loop: asyncio.AbstractEventLoop) -> None:
+        if cls.loop is loop:
+            cls.loop, cls.spent = None, 0.0
+
+    @classmethod
+    def over(cls) -> bool:
+        """Whether heavy sessions' work waits for the loop's next turn."""
+        if cls.loop is None or cls.spent < TURN_SLICE:
+            return False
+        try:
+            return cls.loop is asyncio.get_running_loop()
+        except RuntimeError:
+            return False
 
 
 class Budgets:
@@ -429,6 +505,12 @@ class WorkMeter:
                 del loop.call_soon  # the class's own again
         else:
             cls._installed[loop] = users - 1
+
+
+def again(wait: float) -> float:
+    """When to look again at held input, `wait` (see `WorkBudget.wait`) from now: at the
+    loop's next turn if that is all it waits for, else after `QUIET` at least."""
+    return wait if wait <= NEXT_TURN else max(QUIET, min(wait, POLL))
 
 
 # --- holding input --------------------------------------------------------------------------
@@ -552,7 +634,7 @@ class InputPacer:
             return
         wait = budget.wait()
         if wait > 0:
-            self._schedule(max(min(wait, POLL), QUIET))
+            self._schedule(again(wait))
             return
         now = asyncio.get_running_loop().time()
         if budget.parked is not None or (
@@ -661,7 +743,7 @@ class ReadPacer:
             if wait > 0:
                 self.holds += 1
                 loop = asyncio.get_running_loop()
-                self._timer = loop.call_later(max(QUIET, min(wait, POLL)), self._drain)
+                self._timer = loop.call_later(again(wait), self._drain)
                 return
             chunk = bytes(self.inbox[:READ_SLICE])
             del self.inbox[:READ_SLICE]
