@@ -25,11 +25,9 @@ from cantina.ssh.budget import (
     BUSY_FLOOR,
     DEEP_DEBT,
     DRAW_MAX,
+    HEAVY,
     INBOX_MAX,
-    NEXT_TURN,
-    POLL,
     QUEUE_MAX,
-    QUIET,
     READ_SLICE,
     RESIZE_MAX,
     REST,
@@ -40,7 +38,6 @@ from cantina.ssh.budget import (
     InputPacer,
     ReadPacer,
     WorkBudget,
-    again,
     keys_of,
 )
 from cantina.ssh.cli import host_options
@@ -601,7 +598,7 @@ async def test_new_sessions_from_a_busy_address_take_one_long_step_a_turn(
     plain_work = WorkBudget.work
 
     def work(budget: WorkBudget, seconds: float) -> None:
-        pieces.append((turn[0], budget.heavy(), seconds))
+        pieces.append((turn[0], budget.recent() >= HEAVY, seconds))
         plain_work(budget, seconds)
 
     monkeypatch.setattr(WorkBudget, "work", work)
@@ -659,26 +656,3 @@ async def test_work_held_back_is_still_the_inputs_work():
     budget.work(0.1)
     assert budget.busy and budget.spent == pytest.approx(0.1)
     budget.close()
-
-
-def test_heavy_is_measured_against_the_share():
-    """Heavy (`Turn`'s put-off) is recent work against the share it draws on: an address
-    given the share of 32 players may type as 32 players without its keys waiting a
-    turn; the same work from an address with the default share is heavy."""
-    clock = Clock()
-    many = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(32 * 0.05, 0.3, clock)], clock)
-    one = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
-    many.buckets[1].charge(0.5)
-    one.buckets[1].charge(0.5)
-    assert not many.heavy() and one.heavy()
-    one.buckets[0].charge(0.3)  # a session's own work past its share's HEAVY
-    many.buckets[0].charge(0.3)
-    assert many.heavy()
-
-
-def test_held_input_waiting_only_for_the_next_turn_is_looked_at_then():
-    """Input held because the loop's turn is over (`NEXT_TURN`) is looked at again in the
-    next turn, not `QUIET` later: 32 logins at once held their SSH bytes 10 ms at each
-    turn that was over, and took a fifth longer to be drawn."""
-    assert again(NEXT_TURN) == NEXT_TURN
-    assert again(0.002) == QUIET and again(0.5) == POLL

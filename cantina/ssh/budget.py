@@ -119,16 +119,12 @@ done with their keys (see `WorkBudget.wait`)."""
 TURN_SLICE = 0.008
 """Seconds of sessions' work in one turn of the event loop (between two looks at its
 sockets) past which a heavy session's work waits for the next turn (see `Turn`)."""
-HEAVY = 5.0
-"""Seconds of its share's refill (`Bucket.rate`) that a session's recent work, or its
-address's, reaches when it is heavy (see `Turn`): 0.25 s for a session, 0.4 for an
-address, with the default shares: a new session's app (0.3 to 0.5 s), a table's setup
-screen opened and closed, a flood. Eight players typing from one address come to about
-0.1; an address given a larger share (many players behind it) may work more."""
-NEXT_TURN = 1e-6
-"""Seconds a heavy session's work waits when the loop's turn is over: the next turn (a
-timer due at once, run after the sockets are read). A millisecond here was a
-millisecond's sleep in each of the hundreds of turns of 32 logins at once."""
+HEAVY = 0.25
+"""Seconds of recent work from which a session is heavy (see `Turn`): a new session's
+app (0.3 to 0.5 s), a table's setup screen opened and closed, a flood. Eight players
+typing from one address come to about 0.1."""
+NEXT_TURN = 0.001
+"""Seconds a heavy session's work waits when the loop's turn is over: the next turn."""
 
 Clock = Callable[[], float]
 
@@ -351,7 +347,7 @@ class WorkBudget:
         mine = self.recent()
         if owed > 0 and self.debt() > DEEP_DEBT:
             return owed
-        if Turn.over() and self.heavy():
+        if mine >= HEAVY and Turn.over():
             return max(owed, NEXT_TURN)
         if owed == 0 and mine < BUSY_FLOOR:
             return 0.0
@@ -360,11 +356,6 @@ class WorkBudget:
             if other is not self and other.at_work() and other.recent() <= lighter:
                 return max(owed, POLL)
         return 0.0
-
-    def heavy(self) -> bool:
-        """Whether this session, or its address, has worked `HEAVY` seconds of its
-        share lately."""
-        return any(bucket.recent() >= HEAVY * bucket.rate for bucket in self.buckets)
 
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
@@ -507,12 +498,6 @@ class WorkMeter:
             cls._installed[loop] = users - 1
 
 
-def again(wait: float) -> float:
-    """When to look again at held input, `wait` (see `WorkBudget.wait`) from now: at the
-    loop's next turn if that is all it waits for, else after `QUIET` at least."""
-    return wait if wait <= NEXT_TURN else max(QUIET, min(wait, POLL))
-
-
 # --- holding input --------------------------------------------------------------------------
 
 _KEY = re.compile(
@@ -634,7 +619,7 @@ class InputPacer:
             return
         wait = budget.wait()
         if wait > 0:
-            self._schedule(again(wait))
+            self._schedule(max(min(wait, POLL), QUIET))
             return
         now = asyncio.get_running_loop().time()
         if budget.parked is not None or (
@@ -743,7 +728,7 @@ class ReadPacer:
             if wait > 0:
                 self.holds += 1
                 loop = asyncio.get_running_loop()
-                self._timer = loop.call_later(again(wait), self._drain)
+                self._timer = loop.call_later(max(QUIET, min(wait, POLL)), self._drain)
                 return
             chunk = bytes(self.inbox[:READ_SLICE])
             del self.inbox[:READ_SLICE]
