@@ -7,10 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import socket
 import threading
 import time
-from collections import Counter
 from contextvars import copy_context
 from pathlib import Path
 
@@ -25,14 +23,12 @@ from cantina.ssh.budget import (
     BUSY_FLOOR,
     DEEP_DEBT,
     DRAW_MAX,
-    HEAVY,
     INBOX_MAX,
     QUEUE_MAX,
     READ_SLICE,
     RESIZE_MAX,
     REST,
     REST_MAX,
-    TURN_SLICE,
     Bucket,
     Budgets,
     InputPacer,
@@ -580,65 +576,6 @@ async def test_keys_a_text_field_takes_are_dimmed_in_place_not_made_anew(tmp_pat
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)
-
-
-async def test_new_sessions_from_a_busy_address_take_one_long_step_a_turn(
-    tmp_path, host_key, monkeypatch
-):
-    """Six sessions from one address start at once, and each opens a setup screen: each
-    is steps of up to tens of milliseconds, and a key that arrives waits for every step
-    of the loop's turn (between two looks at its sockets). Once the address is heavy
-    (`HEAVY`), a turn carries at most two of their long steps (one of the turn that is
-    ending, one of the next; see `Turn`). Without it, one turn carried three to six."""
-    host = await start_host(host_key)
-    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
-    loop = asyncio.get_running_loop()
-    turn = [0]
-    pieces: list[tuple[int, bool, float]] = []
-    plain_work = WorkBudget.work
-
-    def work(budget: WorkBudget, seconds: float) -> None:
-        pieces.append((turn[0], budget.recent() >= HEAVY, seconds))
-        plain_work(budget, seconds)
-
-    monkeypatch.setattr(WorkBudget, "work", work)
-    mark, bell = socket.socketpair()
-    bell.send(b"x")  # never read: its reader runs once in each turn of the loop
-    loop.add_reader(mark, lambda: turn.__setitem__(0, turn[0] + 1))
-    links = []
-    try:
-        links = await asyncio.gather(*(connect_from(host.port, "127.0.0.2", key) for _ in range(6)))
-        for _, chan, _ in links:
-            chan.write(b"v")  # and each opens a table's setup: more long steps
-        for _, _, terminal in links:
-            await terminal.expect("Stand-in", timeout=30)
-    finally:
-        loop.remove_reader(mark)
-        mark.close()
-        bell.close()
-        for conn, _, _ in links:
-            conn.close()
-        await asyncio.wait_for(host.close(), 10)
-    long_steps = Counter(t for t, heavy, seconds in pieces if heavy and seconds >= TURN_SLICE)
-    assert sum(long_steps.values()) >= 6  # the start-ups were heavy and had long steps
-    assert max(long_steps.values()) <= 2, long_steps.most_common(3)
-
-
-def test_a_session_looks_only_at_those_given_input_lately():
-    """`wait` looks over the sessions at work on input (`WorkBudget.working`), not over
-    every session on the host: one idle since its last key has left the set."""
-    clock = Clock()
-    idle = [WorkBudget([Bucket(0.1, 0.3, clock)], clock) for _ in range(50)]
-    typing = WorkBudget([Bucket(0.1, 0.3, clock)], clock)
-    typing.began()
-    assert typing in WorkBudget.working
-    assert not any(budget in WorkBudget.working for budget in idle)
-    clock.now += REST * 2
-    typing.scheduled()  # its own work after resting (a clock): its input's is over
-    assert typing not in WorkBudget.working
-    typing.began()
-    typing.close()
-    assert typing not in WorkBudget.working
 
 
 async def test_work_held_back_is_still_the_inputs_work():

@@ -116,15 +116,6 @@ player typing (a few milliseconds a key) does not wait for another typing."""
 POLL = 0.02
 """Seconds between looks, while a session over its share waits for the others to be
 done with their keys (see `WorkBudget.wait`)."""
-TURN_SLICE = 0.008
-"""Seconds of sessions' work in one turn of the event loop (between two looks at its
-sockets) past which a heavy session's work waits for the next turn (see `Turn`)."""
-HEAVY = 0.25
-"""Seconds of recent work from which a session is heavy (see `Turn`): a new session's
-app (0.3 to 0.5 s), a table's setup screen opened and closed, a flood. Eight players
-typing from one address come to about 0.1."""
-NEXT_TURN = 0.001
-"""Seconds a heavy session's work waits when the loop's turn is over: the next turn."""
 
 Clock = Callable[[], float]
 
@@ -207,15 +198,11 @@ class WorkBudget:
 
     everyone: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
     """Every session's budget on the host: who else might be waiting."""
-    working: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
-    """The budgets given input they may still be at work on (`busy`): the only ones a
-    heavier session may have to make way for (`wait` looks at these, not at everyone)."""
 
     def began(self) -> None:
         """Input (a key, a new size) is being given to the app: its work from now until
         it rests is charged."""
         self.busy = True
-        WorkBudget.working.add(self)
         self.began_at = self.last_work = self.idle_since = self.clock()
 
     def rested(self) -> bool:
@@ -240,7 +227,6 @@ class WorkBudget:
         over, and what it does now is its own."""
         if self.busy and self.rested():
             self.busy = False
-            WorkBudget.working.discard(self)
         self.pending += 1
 
     def park(self, context: Context, callback: Callable[..., Any], args: tuple[Any, ...]) -> None:
@@ -289,7 +275,6 @@ class WorkBudget:
     def close(self) -> None:
         """The session is ending: nothing of its app waits any more (it must shut down)."""
         self.closed = True
-        WorkBudget.working.discard(self)
         if self.parked is not None:
             self._next_pass(0.0)
 
@@ -298,7 +283,6 @@ class WorkBudget:
         app is at work on input."""
         self.pending -= 1
         self.metered += seconds
-        Turn.worked(seconds)
         self.last_work = now = self.clock()
         if self.pending <= 0:
             self.idle_since = now
@@ -306,9 +290,6 @@ class WorkBudget:
             self.charge(seconds)
 
     def charge(self, seconds: float) -> None:
-        """Charge work done outside the app's callbacks (its input's parsing, the SSH
-        layer's work on its bytes): it counts in the loop's turn too."""
-        Turn.worked(seconds)
         self.spent += seconds
         for bucket in self.buckets:
             bucket.charge(seconds)
@@ -347,12 +328,10 @@ class WorkBudget:
         mine = self.recent()
         if owed > 0 and self.debt() > DEEP_DEBT:
             return owed
-        if mine >= HEAVY and Turn.over():
-            return max(owed, NEXT_TURN)
         if owed == 0 and mine < BUSY_FLOOR:
             return 0.0
         lighter = mine * LIGHTER
-        for other in WorkBudget.working:
+        for other in WorkBudget.everyone:
             if other is not self and other.at_work() and other.recent() <= lighter:
                 return max(owed, POLL)
         return 0.0
@@ -360,50 +339,6 @@ class WorkBudget:
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
         return max(0.0, -min(b.level() for b in self.buckets))
-
-
-class Turn:
-    """The event loop's turn: the callbacks it runs between two looks at its sockets.
-    A key that arrives during a turn is read only at the next, so it waits for all of
-    this one: seven new sessions' apps, each one step of its start-up, 50 to 100 ms
-    each, were half a second in one turn, and the honest keys that came meanwhile were
-    half a second late. So once `TURN_SLICE` of sessions' work is done in a turn, a heavy
-    session's (`HEAVY`) work waits for the next (`WorkBudget.wait`), after the sockets
-    have been read: the keys that came are then given to their apps before it, and the
-    heavy sessions make way for them (`LIGHTER`). One step of work is never cut short,
-    so a turn is at most one heavy session's step longer than the slice."""
-
-    loop: asyncio.AbstractEventLoop | None = None
-    """The loop whose turn is being counted (None: none)."""
-    spent = 0.0
-    """Seconds of sessions' work in its turn so far."""
-
-    @classmethod
-    def worked(cls, seconds: float) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # a budget worked by hand (tests)
-            return
-        if cls.loop is not loop:
-            cls.loop, cls.spent = loop, 0.0
-            # A timer due now runs after the sockets are read, in the next turn.
-            loop.call_later(0, cls.next_turn, loop)
-        cls.spent += seconds
-
-    @classmethod
-    def next_turn(cls, loop: asyncio.AbstractEventLoop) -> None:
-        if cls.loop is loop:
-            cls.loop, cls.spent = None, 0.0
-
-    @classmethod
-    def over(cls) -> bool:
-        """Whether heavy sessions' work waits for the loop's next turn."""
-        if cls.loop is None or cls.spent < TURN_SLICE:
-            return False
-        try:
-            return cls.loop is asyncio.get_running_loop()
-        except RuntimeError:
-            return False
 
 
 class Budgets:
