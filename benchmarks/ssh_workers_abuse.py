@@ -15,7 +15,7 @@ Which worker holds a connection is read from the host's side, without changing t
 the client opens the TCP connection itself, and its local port is looked up in
 /proc/net/tcp (the host's end of it: its socket inode), and the inode among the workers'
 /proc/PID/fd. A connection that landed on another worker is closed before its SSH
-handshake and tried again (whichever worker is free first takes it), so no other
+handshake and tried again (the kernel's SO_REUSEPORT hash picks the worker), so no other
 worker ever serves an attacking session (each such socket is one line in that worker's
 log, `disconnect 127.0.0.2 (not logged in) after 0.0 s`); a session the host ends comes
 back to worker 1 the same way. Attacks: b (Tab at 500 B/s), c (`v`/Esc), d (8 resize storms), e (bad

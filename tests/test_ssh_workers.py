@@ -203,30 +203,6 @@ async def test_a_worker_killed_with_minus_9_leaves_the_other_serving_and_is_star
     assert new in {pid for user, pid in workers.logins().items() if user.startswith("r")}
 
 
-async def test_a_worker_that_stops_answering_leaves_every_new_player_to_the_others(
-    keys: Keys, workers: Workers
-):
-    """The workers share one listening socket: a connection waits for a worker that is
-    free to take it. A worker stuck (here stopped with SIGSTOP) takes nobody, where with
-    SO_REUSEPORT the kernel would still hand it about half the new connections, each left
-    hanging until the client gave up."""
-    port = port_of(workers)
-    stuck, other = workers.pids
-    os.kill(stuck, signal.SIGSTOP)
-    try:
-        links = await asyncio.wait_for(
-            asyncio.gather(*(connect(keys, port, f"s{i}") for i in range(8))), 30
-        )
-        for conn, _ in links:
-            conn.close()
-        await workers.expect("as 's7'")
-        took = {user: pid for user, pid in workers.logins().items() if user.startswith("s")}
-        assert took == {f"s{i}": other for i in range(8)}
-    finally:
-        os.kill(stuck, signal.SIGCONT)
-    assert alive(stuck), "the stuck worker goes on once it is let go"
-
-
 @pytest.mark.parametrize("how", ["SIGTERM", "Ctrl-C"])
 async def test_sigterm_or_ctrl_c_stops_every_worker(keys: Keys, workers: Workers, how: str):
     port = port_of(workers)
@@ -282,7 +258,7 @@ async def test_a_second_serve_with_workers_on_a_port_in_use_is_refused(
     workers: Workers,
     redis_server,  # noqa: F811
 ):
-    """Its workers would share the first one's port, had it been shared by SO_REUSEPORT."""
+    """SO_REUSEPORT would let it share the port silently with the first one's workers."""
     port = port_of(workers)
     done = await asyncio.create_subprocess_exec(
         sys.executable,

@@ -13,7 +13,6 @@ import hashlib
 import logging
 import random
 import secrets
-import socket
 import traceback
 from collections import Counter
 from contextvars import copy_context
@@ -47,8 +46,6 @@ after logging in, where a plain DISCONNECT reads as a normal close)."""
 
 MAX_SIZE = (400, 150)
 """The largest terminal drawn for (a client may claim any size; drawing costs by area)."""
-LISTEN_QUEUE = 100
-"""Connections the kernel holds for the host to take (asyncssh's own default)."""
 SILENT_MAKES_WAY = 1.0
 """Seconds after which a connection that has sent no SSH version is not a client still
 starting, and makes way for a new connection from its address at its cap."""
@@ -100,9 +97,9 @@ class HostOptions:
     store: str | None = None
     """Where the shared tables are kept: `redis://HOST:PORT/DB`, or None for the host's
     memory only (they end with the host)."""
-    listen_socket: socket.socket | None = None
-    """The port's one listening socket, made by the parent of `cantina serve --workers N`
-    and shared by every worker (host and port then say only where it is)."""
+    reuse_port: bool = False
+    """Listen with SO_REUSEPORT, so other workers of `cantina serve --workers N` listen on
+    the same port and the kernel shares the connections out among them."""
 
 
 def player_name(identity: str) -> str:
@@ -291,18 +288,10 @@ class Host:
             await self.lobby.restore()
         if self.budgets.enabled:
             WorkMeter.install(asyncio.get_running_loop())
-        shared = self.options.listen_socket
-        where: dict[str, Any] = (
-            {"host": self.options.host, "port": self.options.port, "backlog": LISTEN_QUEUE}
-            if shared is None
-            # asyncio's server takes up to `backlog` waiting connections each time it
-            # wakes: a worker of several takes one, and the next goes to the worker that
-            # is free first (listen() below gives the shared queue its length back)
-            else {"sock": shared, "backlog": 1}
-        )
         self.server = await asyncssh.create_server(
             lambda: Gate(self),
-            **where,
+            self.options.host,
+            self.options.port,
             server_host_keys=[host_key],
             login_timeout=self.limits.login_timeout,
             allow_pty=True,
@@ -312,9 +301,8 @@ class Host:
             encoding=None,
             keepalive_interval=self.limits.keepalive_interval,
             keepalive_count_max=self.limits.keepalive_count_max,
+            reuse_port=self.options.reuse_port or None,
         )
-        if shared is not None:
-            shared.listen(LISTEN_QUEUE)
         self._sweeper = asyncio.create_task(self.sweep())
 
     @property

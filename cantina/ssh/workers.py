@@ -2,11 +2,11 @@
 
 One process runs one event loop, so one host uses one core. Here the parent loads the
 host key once (so clients see one host whichever worker answers), imports what every
-session needs, makes the port's listening socket, then forks N workers that share it:
-each new connection goes to the worker that is free first to take it. The workers share
-the lobby and the tables through the Redis store, which is why it is required. The parent
-only supervises: Ctrl-C or SIGTERM stops every worker cleanly (each closes its sessions
-and tables), and a worker that dies is reported in one log line and started again.
+session needs, then forks N workers; each listens on the same port with SO_REUSEPORT and
+the kernel shares the connections out among them. The workers share the lobby and the
+tables through the Redis store, which is why it is required. The parent only supervises:
+Ctrl-C or SIGTERM stops every worker cleanly (each closes its sessions and tables), and
+a worker that dies is reported in one log line and started again.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from cantina.ssh.serve import (
     tune_collector,
     warm_up,
 )
-from cantina.ssh.server import LISTEN_QUEUE, Host, HostOptions
+from cantina.ssh.server import Host, HostOptions
 
 log = logging.getLogger("cantina.ssh")
 
@@ -111,26 +111,30 @@ def exit_words(code: int | None) -> str:
     return f"exit status {code}"
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """The port's one listening socket, made here and shared by every worker (each takes
-    it when forked, and a worker started again takes it too): a new connection waits in
-    its one queue for the worker that is free first, so a busy (or stopped) worker takes
-    fewer. With SO_REUSEPORT the kernel would pick the worker by a hash of the client's
-    address and port, busy or not (40 connections split as unevenly as 13 and 27), and
-    the port could be shared silently with another `cantina serve`'s workers. OSError
-    with one line when the port is taken."""
-    family, kind, proto, _, address = socket.getaddrinfo(
+def check_port_free(host: str, port: int) -> None:
+    """The port is not another host's: the workers listen with SO_REUSEPORT, which would
+    let them share it, silently, with the workers of another `cantina serve`."""
+    for family, kind, proto, _, address in socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    ):
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(address)
+            except OSError as err:
+                raise OSError(f"--port {port} on {host}: {err.strerror}") from None
+
+
+def reserve_port(host: str) -> socket.socket:
+    """For --port 0: a port picked once for every worker, held (bound, not listening, so
+    it takes no connections) until the workers stop."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
     sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(LISTEN_QUEUE)
-    except OSError as err:
-        sock.close()
-        raise OSError(f"--port {port} on {host}: {err.strerror}") from None
-    sock.setblocking(False)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(address)
     return sock
 
 
@@ -249,17 +253,21 @@ def serve_workers(options: HostOptions, count: int) -> int:
     if not admits_somebody(options):
         return 2
     log_to_stderr(pids=True)
-    port_socket: socket.socket | None = None
+    reservation: socket.socket | None = None
     supervisor: Supervisor | None = None
     previous = signal.signal(signal.SIGTERM, raise_stopped)
 
     def begin() -> None:
-        nonlocal port_socket, supervisor
+        nonlocal reservation, supervisor
         key_path = host_key_path(options.host_key)
         key = load_or_create_host_key(key_path)
         read_authorized_keys(options.authorized_keys)  # a bad file: one line, before forking
-        port_socket = listening_socket(options.host, options.port)
-        shared = replace(options, listen_socket=port_socket, port=port_socket.getsockname()[1])
+        shared = replace(options, reuse_port=True)
+        if options.port == 0:
+            reservation = reserve_port(options.host)
+            shared.port = reservation.getsockname()[1]
+        else:
+            check_port_free(options.host, options.port)
         warm_up()  # imported once, shared by every worker's memory
         tune_collector()
         supervisor = Supervisor(shared, key, count)
@@ -295,6 +303,6 @@ def serve_workers(options: HostOptions, count: int) -> int:
         with contextlib.suppress(KeyboardInterrupt, Stopped):
             if supervisor is not None:
                 supervisor.stop()
-        if port_socket is not None:
-            port_socket.close()
+        if reservation is not None:
+            reservation.close()
         gc.unfreeze()
