@@ -108,12 +108,14 @@ HOST_VOICE = "cantina:host"
 """The identity of what the host itself says in a chat room."""
 CHAT_QUEUE = 1000
 """Lines said here that may wait for a Redis away before the oldest are let go."""
-CODE_POOL = 16
-"""Join codes a host of a shared lobby holds in Redis ahead of its next tables: enough for
-a crowd arriving at once (with 4, eight players setting up tables in the same second
-ran the pool dry before a beat could top it up, and half of them were refused)."""
-CODE_DRAWS = 32
-"""Draws a beat makes at most to top its pool up (each clash draws again)."""
+CODE_POOL = MAX_TABLES
+"""Join codes a host of a shared lobby holds in Redis ahead of its next tables: as many
+as it may open, so a crowd arriving at once is never refused for want of one before a
+beat tops the pool up (with 16, twenty players setting up tables in the same second had
+four of them refused)."""
+CODE_ROUNDS = 4
+"""Rounds of draws a beat makes at most to top its pool up (each round draws what is
+missing at once; a code another host holds, or a table has, is drawn again next round)."""
 HELD_NEW = 5.0
 """Seconds a table another host opened is not swept here as left by its people: the
 other host says who follows it at its next beat."""
@@ -976,14 +978,16 @@ class Lobby:
         waiting = [code for code in self.tables if shared.pending(code)]
         held = await shared.reserve(self.host_id, [*self._codes, *waiting])
         self._codes = [code for code in self._codes if code in held]
-        for _ in range(CODE_DRAWS):
-            if len(self._codes) >= CODE_POOL:
+        for _ in range(CODE_ROUNDS):
+            drawn: list[str] = []
+            for _ in range(CODE_POOL - len(self._codes)):
+                code = self.draw_code()
+                if code not in self.tables and code not in self._codes and code not in drawn:
+                    drawn.append(code)
+            if not drawn:
                 break
-            code = self.draw_code()
-            if code in self.tables or code in self._codes:
-                continue
-            if await shared.reserve(self.host_id, [code]):
-                self._codes.append(code)
+            held = await shared.reserve(self.host_id, drawn)
+            self._codes += [code for code in drawn if code in held]
 
     def _new_code(self) -> str:
         """A join code no open table has: with a shared lobby this host follows (since

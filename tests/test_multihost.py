@@ -19,7 +19,15 @@ from test_store_ssh import next_offer, replayed, serve
 from cantina.dealer import ASKING, OVER, Pace, Place
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
-from cantina.lobby import CODE_POOL, CODE_TAKEN, Lobby, Player, SharedTable, record_of
+from cantina.lobby import (
+    CODE_POOL,
+    CODE_TAKEN,
+    MAX_TABLES,
+    Lobby,
+    Player,
+    SharedTable,
+    record_of,
+)
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record
 from cantina.store.redis_store import RedisStore, Said
@@ -577,7 +585,8 @@ async def test_two_hosts_drawing_the_same_codes_at_once_open_tables_under_differ
     once: each code goes to one host (Redis holds it for it), the other draws again, and
     four tables opened at the same moment, two on each host, have four codes, each table
     shown on both hosts with its own creator."""
-    drawn = [a + b + a + b for a in "ABCDEFGH" for b in "JKMNPQRS"]
+    drawn = [a + b + a + b for a in "ABCDEFGHJKMNPQRS" for b in "TUVWXYZ23456"]
+    assert len(drawn) > 2 * CODE_POOL + 4  # both pools full again after four tables
 
     def source() -> Callable[[], str]:
         codes = iter(drawn * 3)
@@ -608,14 +617,15 @@ async def test_two_hosts_drawing_the_same_codes_at_once_open_tables_under_differ
 async def test_a_crowd_setting_up_tables_in_the_same_moment_is_never_refused_a_code(
     redis_server,  # noqa: F811
 ):
-    """Twelve players on one host open tables in the same moment, before any beat could
-    top the host's codes up: every one gets a table, under a code of its own that Redis
-    holds for it (with a pool of 4, eight at once had half of them refused)."""
+    """As many players as a host keeps tables for open tables on it in the same moment,
+    before any beat could top the host's codes up: every one gets a table, under a code of
+    its own that Redis holds for it (with a pool of 16, twenty at once had four refused)."""
     a = await host(redis_server.url)
     try:
         setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("A"), Seat("B")), seed=3)
-        tables = [a.create(setup, Player(f"key:c{i}", f"C{i}")) for i in range(12)]
-        assert len({t.code for t in tables}) == 12
+        crowd = [Player(f"key:c{i}", f"C{i}") for i in range(MAX_TABLES)]
+        tables = [a.create(setup, who) for who in crowd]
+        assert len({t.code for t in tables}) == MAX_TABLES
         store = a.shared
         assert store is not None
         await until(lambda: {t.code for t in tables} <= a.tables.keys())

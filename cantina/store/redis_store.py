@@ -528,17 +528,16 @@ class RedisStore:
 
     async def reserve(self, host: str, codes: list[str]) -> set[str]:
         """Hold (or keep holding) join codes for `host`: those it holds now; a code a table
-        has, or another host holds, is not among them (StoreAway)."""
-        held: set[str] = set()
-        for code in codes:
-            answer: Any = await self._call(
-                self._reserve(
-                    keys=[self.table_key(code), self.code_key(code)], args=[host, RESERVE_MS]
-                )
-            )
-            if int(answer) == 1:
-                held.add(code)
-        return held
+        has, or another host holds, is not among them. One round trip for them all: a host
+        keeps a pool of them at every beat (StoreAway)."""
+        if not codes:
+            return set()
+        async with self.client.pipeline(transaction=False) as pipe:
+            for code in codes:
+                keys = [self.table_key(code), self.code_key(code)]
+                await self._reserve(keys=keys, args=[host, RESERVE_MS], client=pipe)
+            answers: Any = await self._call(pipe.execute())
+        return {code for code, answer in zip(codes, answers, strict=True) if int(answer) == 1}
 
     async def lobby_id(self) -> str:
         """The ID of the lobby's newest change, to follow it from (StoreAway)."""
