@@ -503,11 +503,15 @@ async def test_a_campaign_begun_over_openssh_on_one_host_resumes_on_another_with
         mark = a.mark()
         a.send(b"\x13")  # ctrl+s: start the campaign
         await a.expect("game 1 of 5", since=mark)
+        begun = a.mark()
         deadline = time.monotonic() + 90
         while not store.load(path).data.finished:  # the player's calls, until game 1 ends
             assert time.monotonic() < deadline, a.text[-1500:]
             a.send("1")
             await asyncio.sleep(0.2)
+        # Saved as finished with its last decision; the screen offers the result once it
+        # has shown the game's end (a key pressed before that does nothing).
+        await a.expect("Result", since=begun)
         mark = a.mark()
         a.send("r")  # the game's result
         await a.expect("points   bank", since=mark)
