@@ -39,6 +39,7 @@ import hmac
 import logging
 import os
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -61,7 +62,7 @@ from cantina.store.records import (
     encode_setup,
     new_id,
 )
-from cantina.store.redis_store import RedisStore, Said, Seating
+from cantina.store.redis_store import HERE_MS, RedisStore, Said, Seating
 
 if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
@@ -104,6 +105,9 @@ FOLLOW_BLOCK_MS = 1000
 client's socket timeout)."""
 BEAT = 1.0
 """Seconds between a host's beats: who follows its tables, its leases kept."""
+PEOPLE = "lobby"
+"""The presence room (beside each table's, under `RedisStore.here_key`) of everyone
+connected to any host of a shared lobby: not a table's code (those are upper-case)."""
 HOST_VOICE = "cantina:host"
 """The identity of what the host itself says in a chat room."""
 CHAT_QUEUE = 1000
@@ -284,6 +288,12 @@ class Lobby:
         self.elsewhere: dict[str, dict[str, str]] = {}
         """Who follows each table from any host (by the last beat), by code: their
         identities and names."""
+        self.everyone: dict[str, str] = {}
+        """Who is connected to any host of a shared lobby (by the last beat): identities
+        and names, this host's people among them."""
+        self._gone: dict[str, float] = {}
+        """Who left this host lately, and until when (monotonic) the presence it said of
+        them may still be in the store: not among `everyone` meanwhile."""
         self._tasks: list[asyncio.Task[None]] = []
         self._claims: set[asyncio.Task[None]] = set()
         self._stale: set[str] = set()
@@ -317,15 +327,32 @@ class Lobby:
     def arrived(self, player: Player) -> None:
         self.connected[player.identity] = self.connected.get(player.identity, 0) + 1
         self.people[player.identity] = player
+        self._gone.pop(player.identity, None)
 
     def here_now(self) -> list[Player]:
-        """Everyone connected to the host, by name."""
-        return sorted(self.people.values(), key=lambda p: (p.name.casefold(), p.identity))
+        """Everyone connected to the host, by name; with a shared lobby, to any of its
+        hosts (those on others as of the last beat; one who left here is gone at once)."""
+        people = dict(self.people)
+        for identity, name in self.everyone.items():
+            if identity not in people and not self._gone_lately(identity):
+                people[identity] = Player(identity, name)
+        return sorted(people.values(), key=lambda p: (p.name.casefold(), p.identity))
+
+    def _gone_lately(self, identity: str) -> bool:
+        until = self._gone.get(identity)
+        if until is None:
+            return False
+        if until > time.monotonic():
+            return True
+        del self._gone[identity]
+        return False
 
     def name_of(self, identity: str) -> str:
         person = self.people.get(identity)
         if person is not None:
             return person.name
+        if identity in self.everyone:
+            return self.everyone[identity]
         for there in self.elsewhere.values():  # connected to another host
             if identity in there:
                 return there[identity]
@@ -340,6 +367,7 @@ class Lobby:
             return
         self.connected.pop(player.identity, None)
         self.people.pop(player.identity, None)
+        self._gone[player.identity] = time.monotonic() + HERE_MS / 1000 + BEAT
         self.wrong_codes.pop(player.identity, None)
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
@@ -949,6 +977,7 @@ class Lobby:
                     seated = {p.identity for p in table.seated.values()}
                     who_here = {who for who in seated if self.here(who)} | set(table.watchers)
                 here[code] = {who: self.name_of(who) for who in who_here}
+            here[PEOPLE] = {identity: person.name for identity, person in self.people.items()}
             leases = [
                 code
                 for code, table in self.tables.items()
@@ -956,7 +985,9 @@ class Lobby:
             ]
             try:
                 await self._reserve(shared)
-                self.elsewhere, held = await shared.beat(self.host_id, here, leases)
+                present, held = await shared.beat(self.host_id, here, leases)
+                self.everyone = present.pop(PEOPLE, {})
+                self.elsewhere = present
             except StoreAway:
                 stop_if_cancelled()
                 held = set()

@@ -729,3 +729,26 @@ async def test_a_code_lost_while_redis_was_away_closes_the_late_table_not_the_ot
         assert taken == [] and again.code in await store_a.codes()
     finally:
         await stop(a, b)
+
+
+async def test_who_is_here_in_the_lobby_is_everyone_on_every_host(
+    redis_server,  # noqa: F811
+):
+    """Ana is connected to host A and Bo to host B: the lobby's "here now" of each host
+    names both. Bo leaves: gone from B's at once, and from A's within a few beats."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+
+    def names(lobby: Lobby) -> list[str]:
+        return [p.name for p in lobby.here_now()]
+
+    try:
+        a.arrived(ANA)
+        b.arrived(BO)
+        await until(lambda: names(a) == names(b) == ["Ana", "Bo"])
+        assert a.name_of(BO.identity) == "Bo"
+        b.left(BO)
+        assert names(b) == ["Ana"]
+        await until(lambda: names(a) == ["Ana"])
+        assert names(b) == ["Ana"]
+    finally:
+        await stop(a, b)
