@@ -13,6 +13,7 @@ import pytest
 from test_no_color import picture
 from textual.widgets import Footer, Input, OptionList, Select, Static
 
+from cantina.ai.temperament import temperaments
 from cantina.app import CantinaApp
 from cantina.games.valdes import ValDesSettings
 from cantina.games.victim import VictimSettings
@@ -499,6 +500,24 @@ async def test_the_shared_tables_setup_fits_80_by_24_with_every_seat():
         setup.query_one("#kind-1", Select).value = "Loyal"  # it follows the seat's kind
         await pilot.pause()
         assert setup.query_one("#name-1", Input).value == "Loyal 1"
+
+
+async def test_every_stand_in_is_named_whole_on_the_shared_tables_setup():
+    """The stand-in's list shows the longest temperament's name uncut (at 10 columns,
+    "Cautious" read "Cautiou")."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        setup = HostSetupScreen("vigo")
+        app.push_screen(setup)
+        await pilot.pause()
+        stand_in = setup.query_one("#stand-in", Select)
+        for name in (t.name for t in temperaments().values()):
+            stand_in.value = name
+            await pilot.pause()
+            label = stand_in.query_one("#label")
+            assert label.region.width >= len(name), (name, label.region)
+        assert on_screen(setup) == []
 
 
 async def test_the_seed_typed_is_the_seed_the_table_plays():
