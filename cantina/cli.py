@@ -11,6 +11,7 @@ import math
 import os
 import re
 import sys
+import urllib.parse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -169,12 +170,30 @@ def startups(text: str) -> tuple[int, int, int]:
 
 
 def store_url(text: str) -> str:
-    """`memory`, or the address of a Redis: redis://, rediss:// or unix://."""
-    if text == "memory" or text.startswith(("redis://", "rediss://", "unix://")):
+    """`memory`, or the address of a Redis: redis://, rediss:// or unix://, whose DB (the
+    path of a redis:// one, or its `?db=`) is a number (redis-py would take `/abc` for DB 0
+    without a word). Whether the Redis has that DB is its to say, as the host starts."""
+    if text == "memory":
         return text
-    raise argparse.ArgumentTypeError(
-        f"{shown(text)} is neither memory nor a redis://HOST:PORT/DB address"
-    )
+    if not text.startswith(("redis://", "rediss://", "unix://")):
+        raise argparse.ArgumentTypeError(
+            f"{shown(text)} is neither memory nor a redis://HOST:PORT/DB address"
+        )
+    address = urllib.parse.urlsplit(text)
+    dbs = urllib.parse.parse_qs(address.query).get("db", [])
+    if not address.scheme.startswith("unix"):
+        dbs.append(address.path.strip("/"))
+    for db in dbs:
+        if db and not db.isdigit():
+            raise argparse.ArgumentTypeError(
+                f"{shown(text)}: the DB must be a number (0 to 15 on a Redis as it comes), "
+                f"not {shown(db)}"
+            )
+    try:
+        address.port  # noqa: B018 (it checks the port)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown(text)}: the port is not a port") from None
+    return text
 
 
 def not_empty(text: str) -> str:

@@ -695,11 +695,12 @@ class Lobby:
     async def restore(self) -> list[str]:
         """Read back the open tables of a durable store, each started one rebuilt from
         its seed and its decisions, its dealer going on where it stood (StoreAway when the
-        store cannot be reached). A table that cannot be rebuilt is logged and left. The
-        codes of the tables restored."""
+        store cannot be reached; StoreRefused when a Redis refuses this host). A table that
+        cannot be rebuilt is logged and left. The codes of the tables restored."""
         if not self.store.durable:
             return []
         if self.shared is not None:
+            await self.shared.ping()
             self._lobby_id = await self.shared.lobby_id()
             await self._reserve(self.shared)
         held = asyncio.get_running_loop().time() + self.empty_after

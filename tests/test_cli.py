@@ -14,6 +14,7 @@ import time
 
 import pytest
 from pty_output import PtyOutput
+from redis_server import needs_redis, redis_server  # noqa: F401
 
 from cantina.ai.temperament import temperament
 from cantina.campaign.series import Campaign
@@ -345,6 +346,9 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("serve", "--open", "--host-key", "{file}", "--port", "0"), "{file}: Invalid private key"),
     (("serve",), "nobody could get in"),
     (("serve", "--open", "--store", "mysql://db"), "'mysql://db' is neither memory nor a redis"),
+    (("serve", "--open", "--store", "redis://127.0.0.1:6379/abc"), "the DB must be a number"),
+    (("serve", "--open", "--store", "redis://127.0.0.1/0?db=x"), "the DB must be a number"),
+    (("serve", "--open", "--store", "redis://127.0.0.1:port/0"), "the port is not a port"),
     (
         (
             "serve",
@@ -588,3 +592,25 @@ def test_a_stopped_sim_is_a_whole_result_of_the_games_played():
 
 def test_max_sessions_is_bounded_by_the_connections_the_host_takes():
     assert Limits().max_connections == MAX_SESSIONS
+
+
+@needs_redis
+@pytest.mark.parametrize("workers", [(), ("--workers", "2")], ids=["one", "workers"])
+def test_a_db_the_redis_has_not_is_refused_in_one_line(redis_server, tmp_path, workers):  # noqa: F811
+    """A Redis that answers, but refuses the host (DB 99999 of 16): one line saying so,
+    status 1, no traceback, whether one host or workers start on it."""
+    url = f"redis://127.0.0.1:{redis_server.port}/99999"
+    argv = ["serve", "--open", "--host-key", str(tmp_path / "key"), "--port", "0"]
+    done = subprocess.run(
+        [sys.executable, "-m", "cantina", *argv, *workers, "--store", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "HOME": str(tmp_path), "CANTINA_CONFIG_DIR": str(tmp_path / "c")},
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [
+        f"cantina: --store {url}: Redis refused the host (DB index is out of range)"
+    ]

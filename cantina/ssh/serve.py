@@ -21,6 +21,7 @@ from cantina.ssh.keys import (
 )
 from cantina.ssh.server import Host, HostOptions
 from cantina.store.memory import StoreAway
+from cantina.store.redis_store import StoreRefused
 
 
 def tune_collector() -> None:
@@ -167,5 +168,9 @@ def reported(run: Callable[[], object], options: HostOptions) -> int:
     except StoreAway as err:
         where = shown_url(options.store or "")
         print(f"cantina: --store {where}: Redis cannot be reached ({err})", file=sys.stderr)
+        return 1
+    except StoreRefused as err:
+        where = shown_url(options.store or "")
+        print(f"cantina: --store {where}: Redis refused the host ({err})", file=sys.stderr)
         return 1
     return 0

@@ -237,6 +237,11 @@ RETRY_WRITES = 0.5
 AWAY_ERRORS = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
 
 
+class StoreRefused(Exception):
+    """Redis answered, with an error that trying again will not mend (a DB out of range,
+    a password it wants): the host cannot start on it."""
+
+
 class RedisStore:
     """Shared tables kept in one Redis (see the module's notes)."""
 
@@ -345,8 +350,12 @@ class RedisStore:
         return result
 
     async def ping(self) -> None:
-        """Reach Redis once (StoreAway if it cannot be): a host checks as it starts."""
-        await self._call(self.client.ping())
+        """Reach Redis once (StoreAway if it cannot be; StoreRefused if it answers with an
+        error, as for a DB it does not have): a host checks as it starts."""
+        try:
+            await self._call(self.client.ping())
+        except RedisError as err:
+            raise StoreRefused(str(err) or type(err).__name__) from None
 
     # --- tables ----------------------------------------------------------------------------
 
