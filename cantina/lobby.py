@@ -41,7 +41,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -52,7 +52,7 @@ from cantina.chat import ChatLine, ChatRates, ChatRoom
 from cantina.dealer import Dealer, Pace, Place, apply_entry
 from cantina.games.table import IllegalAction
 from cantina.live import LiveTable
-from cantina.seating import Seat, TableSetup, clean_name
+from cantina.seating import MAX_NAME, Seat, TableSetup, clean_name
 from cantina.store.memory import InProcessStore, Journal, StoreAway, TableStore
 from cantina.store.records import (
     SeatedRecord,
@@ -322,7 +322,24 @@ class Lobby:
     # --- people ----------------------------------------------------------------------------
 
     def player(self, identity: str, name: str, address: str = "") -> Player:
-        return Player(identity, clean_name(name, "Player"), address)
+        """The person behind a new session. Their name is cleaned and, when someone else
+        here goes by it already (two guests, two keys that log in as ana), numbered
+        ("ana 2"), so nobody's lines, seat or name in a list can pass for another's. A
+        person with a session here already keeps the name they have."""
+        if identity in self.people:
+            return replace(self.people[identity], address=address)
+        wanted = clean_name(name, "Player")
+        taken = {
+            other.casefold()
+            for who, other in ((p.identity, p.name) for p in self.here_now())
+            if who != identity
+        }
+        unique, n = wanted, 2
+        while unique.casefold() in taken:
+            suffix = f" {n}"
+            unique = wanted[: MAX_NAME - len(suffix)].rstrip() + suffix
+            n += 1
+        return Player(identity, unique, address)
 
     def arrived(self, player: Player) -> None:
         self.connected[player.identity] = self.connected.get(player.identity, 0) + 1

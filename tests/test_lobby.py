@@ -244,6 +244,30 @@ async def test_a_failed_autosave_at_a_shared_table_is_said_in_plain_words(tmp_pa
 # --- presence ---------------------------------------------------------------------------------
 
 
+async def test_two_people_who_go_by_one_name_are_told_apart():
+    """Two keys that log in as ana, and two guests, each get a name of their own; a second
+    session of one person keeps their name; a long name is cut to make room."""
+    lobby = Lobby(pace=INSTANT)
+    arrived = []
+    for identity, name in (
+        ("key:a", "ana"),
+        ("key:b", "Ana"),
+        ("key:c", "ANA"),
+        ("guest:1", "guest"),
+        ("guest:2", "guest"),
+        ("key:l1", "x" * 16),
+        ("key:l2", "x" * 16),
+    ):
+        person = lobby.player(identity, name)
+        lobby.arrived(person)
+        arrived.append(person.name)
+    assert arrived == ["ana", "Ana 2", "ANA 3", "guest", "guest 2", "x" * 16, "x" * 14 + " 2"]
+    again = lobby.player("key:b", "bob", "10.0.0.2")
+    assert (again.name, again.address) == ("Ana 2", "10.0.0.2")
+    lobby.left(lobby.people["key:a"])
+    assert lobby.player("key:d", "ana").name == "ana"  # free again
+
+
 async def test_who_is_here_who_sits_and_who_watches():
     lobby = Lobby(pace=INSTANT)
     for player in (CAROL, ALICE, BOB):
