@@ -329,11 +329,7 @@ class Lobby:
         if identity in self.people:
             return replace(self.people[identity], address=address)
         wanted = clean_name(name, "Player")
-        taken = {
-            other.casefold()
-            for who, other in ((p.identity, p.name) for p in self.here_now())
-            if who != identity
-        }
+        taken = {p.name.casefold() for p in self.here_now() if p.identity != identity}
         unique, n = wanted, 2
         while unique.casefold() in taken:
             suffix = f" {n}"

@@ -13,6 +13,7 @@ import sys
 import time
 
 import pytest
+import redis
 from pty_output import PtyOutput
 from redis_server import needs_redis, redis_server  # noqa: F401
 
@@ -595,22 +596,30 @@ def test_max_sessions_is_bounded_by_the_connections_the_host_takes():
 
 
 @needs_redis
-@pytest.mark.parametrize("workers", [(), ("--workers", "2")], ids=["one", "workers"])
-def test_a_db_the_redis_has_not_is_refused_in_one_line(redis_server, tmp_path, workers):  # noqa: F811
-    """A Redis that answers, but refuses the host (DB 99999 of 16): one line saying so,
-    status 1, no traceback, whether one host or workers start on it."""
-    url = f"redis://127.0.0.1:{redis_server.port}/99999"
-    argv = ["serve", "--open", "--host-key", str(tmp_path / "key"), "--port", "0"]
-    done = subprocess.run(
-        [sys.executable, "-m", "cantina", *argv, *workers, "--store", url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "HOME": str(tmp_path), "CANTINA_CONFIG_DIR": str(tmp_path / "c")},
-    )
-    assert done.returncode == 1, done.stderr
-    assert done.stderr.splitlines() == [
-        f"cantina: --store {url}: Redis refused the host (DB index is out of range)"
+def test_a_redis_that_refuses_the_host_is_one_line(redis_server, tmp_path):  # noqa: F811
+    """A Redis that answers, but refuses the host: a DB it has not (99999 of 16), no
+    password where it wants one, a wrong one. Each is one line saying why, status 1, no
+    traceback, whether one host or workers start on it, and the password is not shown."""
+    port = redis_server.port
+    redis.Redis(port=port).config_set("requirepass", "sekrit")
+    cases = [
+        ((), f"redis://:sekrit@127.0.0.1:{port}/99999", "(DB index is out of range)"),
+        (("--workers", "2"), f"redis://:sekrit@127.0.0.1:{port}/99999", "(DB index is out"),
+        ((), f"redis://127.0.0.1:{port}/0", "(it wants a password: redis://:PASSWORD@HOST"),
+        ((), f"redis://:wrong@127.0.0.1:{port}/0", "(invalid username-password pair"),
     ]
+    argv = ["serve", "--open", "--host-key", str(tmp_path / "key"), "--port", "0"]
+    for workers, url, why in cases:
+        done = subprocess.run(
+            [sys.executable, "-m", "cantina", *argv, *workers, "--store", url],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "HOME": str(tmp_path), "CANTINA_CONFIG_DIR": str(tmp_path / "c")},
+        )
+        assert done.returncode == 1, done.stderr
+        (line,) = done.stderr.splitlines()
+        assert line.startswith("cantina: --store redis://") and "Redis refused the host" in line
+        assert why in line and "sekrit" not in line and "wrong" not in line

@@ -38,8 +38,8 @@ import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import AuthenticationError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from cantina.store.memory import StatusListener, StoreAway
@@ -239,7 +239,7 @@ AWAY_ERRORS = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError
 
 class StoreRefused(Exception):
     """Redis answered, with an error that trying again will not mend (a DB out of range,
-    a password it wants): the host cannot start on it."""
+    a password it wants, or a wrong one): the host cannot start on it."""
 
 
 class RedisStore:
@@ -353,9 +353,18 @@ class RedisStore:
         """Reach Redis once (StoreAway if it cannot be; StoreRefused if it answers with an
         error, as for a DB it does not have): a host checks as it starts."""
         try:
-            await self._call(self.client.ping())
-        except RedisError as err:
+            await self.client.ping()
+        except AuthenticationError as err:
+            if "HELLO must be called" in str(err):  # no password given (RESP3's words)
+                why = "it wants a password: redis://:PASSWORD@HOST:PORT/DB"
+            else:
+                why = str(err).rstrip(".")
+            raise StoreRefused(why) from None
+        except ResponseError as err:
             raise StoreRefused(str(err) or type(err).__name__) from None
+        except AWAY_ERRORS as err:
+            self._status(False)
+            raise StoreAway(str(err) or type(err).__name__) from None
 
     # --- tables ----------------------------------------------------------------------------
 
