@@ -196,6 +196,17 @@ def store_url(text: str) -> str:
     return text
 
 
+def store_from_environment() -> str:
+    """`cantina serve`'s store when `--store` is not given: CANTINA_STORE, else memory."""
+    given = os.environ.get("CANTINA_STORE", "").strip()
+    if not given:
+        return "memory"
+    try:
+        return store_url(given)
+    except argparse.ArgumentTypeError as err:
+        fail(f"CANTINA_STORE: {err}")
+
+
 def not_empty(text: str) -> str:
     """An argparse type: any text but none at all (an empty path would mean `.`)."""
     if not text.strip():
@@ -506,9 +517,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--store",
         metavar="URL",
         type=store_url,
-        default="memory",
-        help="where shared tables are kept: memory (the default; they end with the host) "
-        "or redis://HOST:PORT/DB, where they outlive the host",
+        default=None,
+        help="where shared tables are kept: memory (they end with the host) or "
+        "redis://HOST:PORT/DB, where they outlive the host (default: $CANTINA_STORE, else "
+        "memory; the environment keeps a Redis password out of the process list)",
     )
     serve.add_argument(
         "--workers",
@@ -772,6 +784,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         if getattr(args, "save_dir", None) is not None:
             save_folder(args)
+        if args.store is None:
+            args.store = store_from_environment()
         from cantina.ssh.cli import serve_command  # asyncssh loads for this command only
 
         return serve_command(args)

@@ -623,3 +623,28 @@ def test_a_redis_that_refuses_the_host_is_one_line(redis_server, tmp_path):  # n
         (line,) = done.stderr.splitlines()
         assert line.startswith("cantina: --store redis://") and "Redis refused the host" in line
         assert why in line and "sekrit" not in line and "wrong" not in line
+
+
+@pytest.mark.parametrize(
+    ("store", "says"),
+    [
+        ("mysql://db", "cantina: CANTINA_STORE: 'mysql://db' is neither memory nor a redis"),
+        ("redis://127.0.0.1:1/0", "cantina: --store redis://127.0.0.1:1/0: Redis cannot be"),
+    ],
+)
+def test_the_store_may_come_from_the_environment(store, says, tmp_path):
+    """CANTINA_STORE is the store when --store is not given (a password stays out of the
+    process list): checked as --store is, and used (nothing listens on port 1)."""
+    argv = ["serve", "--open", "--host-key", str(tmp_path / "key"), "--port", "0"]
+    done = subprocess.run(
+        [sys.executable, "-m", "cantina", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "HOME": str(tmp_path), "CANTINA_STORE": store},
+    )
+    assert done.returncode == 1, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(says)
