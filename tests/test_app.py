@@ -485,8 +485,10 @@ async def test_the_setup_fits_80_by_24_with_every_seat(key, campaign):
         assert on_screen(setup) == []
 
 
-async def test_the_shared_tables_setup_fits_80_by_24_with_every_seat():
-    """The SSH host's setup (no seed, a stand-in line), with its second seat a person."""
+async def test_the_shared_tables_setup_fits_80_by_24_with_every_seat_and_stand_in():
+    """The SSH host's setup (no seed, a stand-in line), with its second seat a person;
+    the stand-in's list shows the longest temperament's name uncut (at 10 columns,
+    "Cautious" read "Cautiou")."""
     app = CantinaApp(animation_speed=0, save_preferences=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -500,17 +502,6 @@ async def test_the_shared_tables_setup_fits_80_by_24_with_every_seat():
         setup.query_one("#kind-1", Select).value = "Loyal"  # it follows the seat's kind
         await pilot.pause()
         assert setup.query_one("#name-1", Input).value == "Loyal 1"
-
-
-async def test_every_stand_in_is_named_whole_on_the_shared_tables_setup():
-    """The stand-in's list shows the longest temperament's name uncut (at 10 columns,
-    "Cautious" read "Cautiou")."""
-    app = CantinaApp(animation_speed=0, save_preferences=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        setup = HostSetupScreen("vigo")
-        app.push_screen(setup)
-        await pilot.pause()
         stand_in = setup.query_one("#stand-in", Select)
         for name in (t.name for t in temperaments().values()):
             stand_in.value = name

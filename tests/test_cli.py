@@ -32,14 +32,15 @@ from cantina.sim_report import stopped_line
 from cantina.ssh.limits import Limits
 
 
-def cantina(*args: str) -> subprocess.CompletedProcess[str]:
+def cantina(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "cantina", *args],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
-        env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"},
+        stdin=subprocess.DEVNULL,
+        env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"} if env is None else env,
     )
 
 
@@ -595,6 +596,14 @@ def test_max_sessions_is_bounded_by_the_connections_the_host_takes():
     assert Limits().max_connections == MAX_SESSIONS
 
 
+def serve_refused(tmp_path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`cantina serve --open` on a free port, with `args` and `env`, expected to stop at
+    once (stdin closed, a time limit)."""
+    argv = ["serve", "--open", "--host-key", str(tmp_path / "key"), "--port", "0", *args]
+    env = {**os.environ, "HOME": str(tmp_path), "CANTINA_CONFIG_DIR": str(tmp_path), **env}
+    return cantina(*argv, env=env)
+
+
 @needs_redis
 def test_a_redis_that_refuses_the_host_is_one_line(redis_server, tmp_path):  # noqa: F811
     """A Redis that answers, but refuses the host: a DB it has not (99999 of 16), no
@@ -608,17 +617,8 @@ def test_a_redis_that_refuses_the_host_is_one_line(redis_server, tmp_path):  # n
         ((), f"redis://127.0.0.1:{port}/0", "(it wants a password: redis://:PASSWORD@HOST"),
         ((), f"redis://:wrong@127.0.0.1:{port}/0", "(invalid username-password pair"),
     ]
-    argv = ["serve", "--open", "--host-key", str(tmp_path / "key"), "--port", "0"]
     for workers, url, why in cases:
-        done = subprocess.run(
-            [sys.executable, "-m", "cantina", *argv, *workers, "--store", url],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "HOME": str(tmp_path), "CANTINA_CONFIG_DIR": str(tmp_path / "c")},
-        )
+        done = serve_refused(tmp_path, *workers, "--store", url)
         assert done.returncode == 1, done.stderr
         (line,) = done.stderr.splitlines()
         assert line.startswith("cantina: --store redis://") and "Redis refused the host" in line
@@ -635,16 +635,7 @@ def test_a_redis_that_refuses_the_host_is_one_line(redis_server, tmp_path):  # n
 def test_the_store_may_come_from_the_environment(store, says, tmp_path):
     """CANTINA_STORE is the store when --store is not given (a password stays out of the
     process list): checked as --store is, and used (nothing listens on port 1)."""
-    argv = ["serve", "--open", "--host-key", str(tmp_path / "key"), "--port", "0"]
-    done = subprocess.run(
-        [sys.executable, "-m", "cantina", *argv],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "HOME": str(tmp_path), "CANTINA_STORE": store},
-    )
+    done = serve_refused(tmp_path, CANTINA_STORE=store)
     assert done.returncode == 1, done.stderr
     (line,) = done.stderr.splitlines()
     assert line.startswith(says)
