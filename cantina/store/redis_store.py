@@ -529,16 +529,14 @@ class RedisStore:
     async def reserve(self, host: str, codes: list[str]) -> set[str]:
         """Hold (or keep holding) join codes for `host`: those it holds now; a code a table
         has, or another host holds, is not among them (StoreAway)."""
-        held: set[str] = set()
-        for code in codes:
-            answer: Any = await self._call(
-                self._reserve(
-                    keys=[self.table_key(code), self.code_key(code)], args=[host, RESERVE_MS]
-                )
-            )
-            if int(answer) == 1:
-                held.add(code)
-        return held
+        if not codes:
+            return set()
+        async with self.client.pipeline(transaction=False) as pipe:  # one round trip
+            for code in codes:
+                keys = [self.table_key(code), self.code_key(code)]
+                await self._reserve(keys=keys, args=[host, RESERVE_MS], client=pipe)
+            answers: Any = await self._call(pipe.execute())
+        return {code for code, answer in zip(codes, answers, strict=True) if int(answer) == 1}
 
     async def lobby_id(self) -> str:
         """The ID of the lobby's newest change, to follow it from (StoreAway)."""
@@ -595,22 +593,22 @@ class RedisStore:
         (identity: name), take or keep the lease on the AI seats of `leases`; who follows
         each table from any host, and the leases this host holds (StoreAway)."""
         codes = list(here)
-        async with self.client.pipeline(transaction=False) as pipe:
+        if not codes and not leases:
+            self._held = (host, set())
+            return {}, set()
+        async with self.client.pipeline(transaction=False) as pipe:  # one round trip
             for code in codes:
                 said = [part for who, name in here[code].items() for part in (who, name)]
                 await self._here(keys=[self.here_key(code)], args=[HERE_MS, *said], client=pipe)
+            for code in leases:
+                await self._lease(keys=[self.lease_key(code)], args=[host, LEASE_MS], client=pipe)
             answers: Any = await self._call(pipe.execute())
         present: dict[str, dict[str, str]] = {}
-        for code, flat in zip(codes, answers, strict=True):
+        for code, flat in zip(codes, answers[: len(codes)], strict=True):
             pairs = iter(bytes(part).decode() for part in flat)
             present[code] = dict(zip(pairs, pairs, strict=True))
-        held: set[str] = set()
-        for code in leases:
-            answer: Any = await self._call(
-                self._lease(keys=[self.lease_key(code)], args=[host, LEASE_MS])
-            )
-            if int(answer) == 1:
-                held.add(code)
+        kept = zip(leases, answers[len(codes) :], strict=True)
+        held = {code for code, answer in kept if int(answer) == 1}
         self._held = (host, held)
         return present, held
 
