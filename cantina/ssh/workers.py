@@ -69,6 +69,8 @@ BACKLOG = 128
 """Connections the kernel holds for the parent to accept."""
 ACCEPTS = 64
 """Connections accepted at most in one go before the workers' news is read again."""
+ACCEPT_PAUSE = 0.1
+"""Seconds the parent waits after an accept failed (out of file descriptors, say)."""
 TAKEN = b"t"
 """A worker to its parent: a connection handed over is now being served."""
 ENDED = b"e"
@@ -328,8 +330,9 @@ class Supervisor:
                 conn, _ = listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as err:  # out of file descriptors, say: said, tried again
+            except OSError as err:  # out of file descriptors, say: said, tried again soon
                 log.warning("accepting a connection failed: %s", err)
+                time.sleep(ACCEPT_PAUSE)  # not at once: the port stays readable meanwhile
                 return
             with conn:
                 try:
