@@ -55,7 +55,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -252,6 +254,8 @@ class Step:
     client_cpu: float
     failed: int
     games: int
+    split: str = ""
+    """Sessions each host process took (with several)."""
 
     @property
     def held(self) -> bool:
@@ -289,6 +293,10 @@ class Redis:
         self.process.wait(10)
 
 
+LOGIN = re.compile(r"cantina(?:\[(\d+)\])?: login ")
+"""A login in the host's log (with several workers, the pid of the one that took it)."""
+
+
 class HostTree:
     """The host under test: one process, or a parent and its workers."""
 
@@ -298,10 +306,13 @@ class HostTree:
             [sys.executable, "-c", HOST, str(most), str(self.port), str(key), store,
              str(workers)],
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
         )  # fmt: skip
+        self.logins: Counter[int] = Counter()
+        """Logins so far, by the pid of the process that took them (its log says)."""
+        threading.Thread(target=self.read_log, daemon=True).start()
         assert self.process.stdout is not None
         said = ""
         deadline = time.monotonic() + 120
@@ -314,6 +325,16 @@ class HostTree:
         self.pids = [self.process.pid]
         if found:
             self.pids += [int(pid) for pid in found.group(1).split(", ")]
+
+    def read_log(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            if found := LOGIN.search(line):
+                self.logins[int(found.group(1) or self.process.pid)] += 1
+
+    def split(self) -> str:
+        """The sessions each process took, as 20/20 (sessions stay for the whole run)."""
+        return "/".join(str(n) for n in sorted(self.logins.values(), reverse=True))
 
     def cpu(self) -> float:
         return sum(cpu_seconds(pid) for pid in self.pids)
@@ -386,12 +407,14 @@ async def configuration(
                     client_cpu=own,
                     failed=failed,
                     games=sum(s.player.games for s in seats),
+                    split=host.split() if workers > 1 else "",
                 )
                 steps.append(step)
                 print(
                     f"  {n:>4} sessions: {step.keys:>5} keys, median {step.median * 1000:6.1f} ms, "
                     f"p95 {step.p95 * 1000:6.1f} ms, max {step.worst * 1000:5.0f} ms, "
                     f"CPU host {step.host_cpu:4.2f} clients {step.client_cpu:4.2f}, "
+                    f"{f'by worker {step.split}, ' if step.split else ''}"
                     f"{step.games} games over so far, "
                     f"{step.failed} sessions failed {'' if step.held else '<- over the goal'}",
                     flush=True,

@@ -15,9 +15,10 @@ Which worker holds a connection is read from the host's side, without changing t
 the client opens the TCP connection itself, and its local port is looked up in
 /proc/net/tcp (the host's end of it: its socket inode), and the inode among the workers'
 /proc/PID/fd. A connection that landed on another worker is closed before its SSH
-handshake and tried again (the kernel's SO_REUSEPORT hash picks the worker), so no other
+handshake, once one has landed on the wanted worker (the parent hands each connection to
+the worker with the fewest, so those held make it the one with the fewest), so no other
 worker ever serves an attacking session (each such socket is one line in that worker's
-log, `disconnect 127.0.0.2 (not logged in) after 0.0 s`); a session the host ends comes
+log, `disconnect 127.0.0.2 (not logged in) after ...`); a session the host ends comes
 back to worker 1 the same way. Attacks: b (Tab at 500 B/s), c (`v`/Esc), d (8 resize storms), e (bad
 escapes), f (table hog); not a (its idle sockets are plain TCP, spread over every worker).
 
@@ -126,6 +127,26 @@ class Workers:
         """A session on `worker`, from `address`, in the lobby: connections that land on
         another worker are closed before their handshake and tried again."""
         loop = asyncio.get_running_loop()
+        # connections that landed on another worker, held open until one lands on
+        # `worker`: the parent hands each to the worker with the fewest, so holding them
+        # makes `worker` the one with the fewest
+        elsewhere: list[socket.socket] = []
+        try:
+            return await self._connect(loop, worker, key, name, address, size, elsewhere)
+        finally:
+            for sock in elsewhere:
+                sock.close()
+
+    async def _connect(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        worker: int,
+        key: asyncssh.SSHKey,
+        name: str,
+        address: str,
+        size: tuple[int, int],
+        elsewhere: list[socket.socket],
+    ) -> Link:
         for _ in range(64):
             sock = socket.socket()
             sock.setblocking(False)
@@ -133,7 +154,7 @@ class Workers:
                 sock.bind((address, 0))
                 await loop.sock_connect(sock, ("127.0.0.1", self.port))
                 if await self.holder(sock.getsockname()[1]) != worker:
-                    sock.close()
+                    elsewhere.append(sock)
                     continue
             except OSError:
                 sock.close()

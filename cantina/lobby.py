@@ -120,6 +120,12 @@ four of them refused)."""
 CODE_ROUNDS = 4
 """Rounds of draws a beat makes at most to top its pool up (each round draws what is
 missing at once; a code another host holds, or a table has, is drawn again next round)."""
+LEASE_DEFER = 3.0
+"""Seconds a host waits, after another host's table starts, before it reaches for the
+lease on its AI seats, unless a screen of its own follows the table: the host of the
+table's players takes it first (its AI moves then need no trip through Redis to be seen
+there, and each host of `--workers N` plays the AI of its own players' tables, not one
+host every table's). Once past it, any host takes a lease that lapsed."""
 HELD_NEW = 5.0
 """Seconds a table another host opened is not swept here as left by its people: the
 other host says who follows it at its next beat."""
@@ -297,6 +303,9 @@ class Lobby:
         self._tasks: list[asyncio.Task[None]] = []
         self._claims: set[asyncio.Task[None]] = set()
         self._stale: set[str] = set()
+        self._dealt_elsewhere: dict[str, float] = {}
+        """Tables started by another host, by code: when this host's dealer began
+        following them (for LEASE_DEFER)."""
         self._claiming: dict[str, int] = {}
         """Seat claims of this host on their way to the store, by table."""
         """Tables to read again once this host's own record of them has been written."""
@@ -674,6 +683,7 @@ class Lobby:
         and starts again with it)."""
         self.tables.pop(table.code, None)
         self._lost.pop(table.code, None)
+        self._dealt_elsewhere.pop(table.code, None)
         if not keep and self.store.durable:
             self.store.drop(table.code)
         if table.dealer is not None:
@@ -946,9 +956,11 @@ class Lobby:
                 return
             if code in self.tables:  # made here meanwhile
                 return
-            table.held_until = asyncio.get_running_loop().time() + HELD_NEW
+            now = asyncio.get_running_loop().time()
+            table.held_until = now + HELD_NEW
             self.tables[code] = table
             if table.dealer is not None:
+                self._dealt_elsewhere[code] = now
                 table.dealer.start()
             return
         if record.started and table.dealer is None:
@@ -975,7 +987,9 @@ class Lobby:
                 apply_entry(live, entry)
                 journal.version += 1
             table.dealer = dealer
-            table.on_the_way_until = asyncio.get_running_loop().time() + ON_THE_WAY
+            now = asyncio.get_running_loop().time()
+            table.on_the_way_until = now + ON_THE_WAY
+            self._dealt_elsewhere[code] = now
             dealer.start()
 
     async def _beat(self, shared: RedisStore) -> None:
@@ -992,10 +1006,16 @@ class Lobby:
                     who_here = {who for who in seated if self.here(who)} | set(table.watchers)
                 here[code] = {who: self.name_of(who) for who in who_here}
             here[PEOPLE] = {identity: person.name for identity, person in self.people.items()}
+            now = asyncio.get_running_loop().time()
             leases = [
                 code
                 for code, table in self.tables.items()
-                if table.dealer is not None and table.dealer.journal is not None
+                if table.dealer is not None
+                and table.dealer.journal is not None
+                and (
+                    table.dealer.followed
+                    or now >= self._dealt_elsewhere.get(code, now - LEASE_DEFER) + LEASE_DEFER
+                )
             ]
             try:
                 await self._reserve(shared)

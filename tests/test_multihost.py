@@ -22,6 +22,7 @@ from cantina.live import LiveTable
 from cantina.lobby import (
     CODE_POOL,
     CODE_TAKEN,
+    LEASE_DEFER,
     MAX_TABLES,
     Lobby,
     Player,
@@ -434,6 +435,42 @@ async def test_a_late_record_from_another_host_neither_reopens_nor_unstarts_a_ta
         stored = await a.store.table(again.code)
         assert stored is not None and stored.record.started
         assert b.tables[again.code].started
+    finally:
+        await stop(a, b)
+
+
+async def test_the_host_a_table_started_on_plays_its_ai_seats_not_another_beating_first(
+    redis_server,  # noqa: F811
+):
+    """With `--workers N` each worker plays the AI of its own players' tables: another
+    host following the table reaches for its lease only LEASE_DEFER after its start
+    (then, to take over a lapsed one). Here the table's own host is slow to beat."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        setup = TableSetup(
+            "valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Cyd", "Expert")), seed=5
+        )
+        table = a.create(setup, ANA)
+        store, held_up = a.shared, asyncio.Event()
+        assert store is not None
+        beat = store.beat
+
+        async def slow_beat(*args):  # a's beats wait
+            await held_up.wait()
+            return await beat(*args)
+
+        store.beat = slow_beat  # type: ignore[method-assign]
+        a.start(table, ANA)
+        await until(lambda: table.code in b.tables and b.tables[table.code].dealer is not None)
+        b._wake_beat()
+        await asyncio.sleep(1.2)  # b has beaten, and let the lease be
+        assert await store.client.get(store.lease_key(table.code)) is None
+        assert not b.tables[table.code].dealer.plays_ai
+        held_up.set()
+        await until(lambda: table.dealer.plays_ai)
+        assert await store.client.get(store.lease_key(table.code)) == a.host_id.encode()
+        await asyncio.sleep(LEASE_DEFER)  # b reaches for it now, and a keeps it
+        assert table.dealer.plays_ai and not b.tables[table.code].dealer.plays_ai
     finally:
         await stop(a, b)
 

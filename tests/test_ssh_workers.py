@@ -1,7 +1,8 @@
 """`cantina serve --workers 2` as a real process tree, with a real Redis and real SSH
-clients on 127.0.0.1: connections to its one port land on both workers, every one sees
-the one host key, a worker killed with -9 leaves the other serving (and is started
-again), and SIGTERM or Ctrl-C stops every worker."""
+clients on 127.0.0.1: connections to its one port land on both workers, evenly, each on
+the one with fewer, every one sees the one host key, a stopped worker is given no more,
+a worker killed with -9 leaves the other serving (and is started again), and SIGTERM or
+Ctrl-C stops every worker."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import asyncssh
@@ -169,6 +171,68 @@ async def test_connections_to_one_port_land_on_both_workers_with_one_host_key(
         await ssh.expect("shared tables", timeout=30)
     finally:
         ssh.kill()
+
+
+async def test_each_login_goes_to_the_worker_with_fewer_connections(keys: Keys, workers: Workers):
+    """The parent shares connections out by count: 12 logins split 6/6 (the kernel's
+    SO_REUSEPORT hash did so about one run in five), and once one worker's 6 have left,
+    the next 6 all go to it (by the hash, one run in 64)."""
+    port = port_of(workers)
+    first = [await connect(keys, port, f"p{i}") for i in range(12)]
+    try:
+        await workers.expect("as 'p11'")
+        took = workers.logins()
+        assert sorted(Counter(took.values()).values()) == [6, 6], took
+        emptied = took["p0"]
+        for i, (conn, _) in enumerate(first):
+            if took[f"p{i}"] == emptied:
+                conn.close()
+        await workers.expect(r"(?s)(disconnect 127\.0\.0\.1 .*){6}")
+        await asyncio.sleep(1)  # the worker has told the parent
+        second = [await connect(keys, port, f"q{i}") for i in range(6)]
+        await workers.expect("as 'q5'")
+        for conn, _ in second:
+            conn.close()
+        took = workers.logins()
+        assert {took[f"q{i}"] for i in range(6)} == {emptied}, took
+    finally:
+        for conn, _ in first:
+            conn.close()
+
+
+async def test_a_stopped_worker_is_handed_no_more_connections(keys: Keys, workers: Workers):
+    """A worker stopped (SIGSTOP) leaves the one connection handed to it unanswered; the
+    parent sees it untaken and gives every later one to the other worker (with the
+    kernel's hash, about half of them hung)."""
+    port = port_of(workers)
+    stopped, other = workers.pids
+    os.kill(stopped, signal.SIGSTOP)
+    try:
+        failed = 0
+        links = []
+        for i in range(8):
+            try:
+                links.append(
+                    await asyncssh.connect(
+                        "127.0.0.1",
+                        port,
+                        username=f"s{i}",
+                        client_keys=[str(keys.player)],
+                        known_hosts=None,
+                        agent_path=None,
+                        connect_timeout=3,
+                    )
+                )
+            except (TimeoutError, asyncssh.Error, OSError):
+                failed += 1
+        assert failed <= 1 and len(links) >= 7
+        await workers.expect("as 's7'")
+        took = workers.logins()
+        assert {pid for user, pid in took.items() if user.startswith("s")} == {other}, took
+        for conn in links:
+            conn.close()
+    finally:
+        os.kill(stopped, signal.SIGCONT)
 
 
 async def test_a_worker_killed_with_minus_9_leaves_the_other_serving_and_is_started_again(

@@ -13,6 +13,7 @@ import hashlib
 import logging
 import random
 import secrets
+import socket
 import traceback
 from collections import Counter
 from contextvars import copy_context
@@ -97,9 +98,9 @@ class HostOptions:
     store: str | None = None
     """Where the shared tables are kept: `redis://HOST:PORT/DB`, or None for the host's
     memory only (they end with the host)."""
-    reuse_port: bool = False
-    """Listen with SO_REUSEPORT, so other workers of `cantina serve --workers N` listen on
-    the same port and the kernel shares the connections out among them."""
+    handed: bool = False
+    """Listen on no port: a worker of `cantina serve --workers N`, whose parent accepts
+    each connection and hands it to the worker with the fewest (`Host.adopt`)."""
 
 
 def player_name(identity: str) -> str:
@@ -143,6 +144,7 @@ class Host:
                 store=self.store,
             )
         self.server: asyncssh.SSHAcceptor | None = None
+        self._handed: asyncssh.SSHServerConnectionOptions | None = None
         limits = self.limits
         self.budgets = Budgets(
             limits.work_rate, limits.work_burst, limits.address_work_rate, limits.work_burst
@@ -288,22 +290,33 @@ class Host:
             await self.lobby.restore()
         if self.budgets.enabled:
             WorkMeter.install(asyncio.get_running_loop())
-        self.server = await asyncssh.create_server(
-            lambda: Gate(self),
-            self.options.host,
-            self.options.port,
-            server_host_keys=[host_key],
-            login_timeout=self.limits.login_timeout,
-            allow_pty=True,
-            agent_forwarding=False,
-            x11_forwarding=False,
-            line_editor=False,
-            encoding=None,
-            keepalive_interval=self.limits.keepalive_interval,
-            keepalive_count_max=self.limits.keepalive_count_max,
-            reuse_port=self.options.reuse_port or None,
-        )
+        settings: dict[str, Any] = {
+            "server_host_keys": [host_key],
+            "login_timeout": self.limits.login_timeout,
+            "allow_pty": True,
+            "agent_forwarding": False,
+            "x11_forwarding": False,
+            "line_editor": False,
+            "encoding": None,
+            "keepalive_interval": self.limits.keepalive_interval,
+            "keepalive_count_max": self.limits.keepalive_count_max,
+        }
+        if self.options.handed:
+            self._handed = await asyncssh.SSHServerConnectionOptions.construct(
+                server_factory=lambda: Gate(self), **settings
+            )
+        else:
+            self.server = await asyncssh.create_server(
+                lambda: Gate(self), self.options.host, self.options.port, **settings
+            )
         self._sweeper = asyncio.create_task(self.sweep())
+
+    async def adopt(self, sock: socket.socket) -> None:
+        """Serve a connection accepted elsewhere (`handed`), as if this host had accepted
+        it, until it ends (asyncssh.Error or OSError if it ends before the login)."""
+        assert self._handed is not None
+        conn = await asyncssh.run_server(sock, options=self._handed)
+        await conn.wait_closed()
 
     @property
     def port(self) -> int:

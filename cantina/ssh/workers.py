@@ -2,11 +2,17 @@
 
 One process runs one event loop, so one host uses one core. Here the parent loads the
 host key once (so clients see one host whichever worker answers), imports what every
-session needs, then forks N workers; each listens on the same port with SO_REUSEPORT and
-the kernel shares the connections out among them. The workers share the lobby and the
-tables through the Redis store, which is why it is required. The parent only supervises:
-Ctrl-C or SIGTERM stops every worker cleanly (each closes its sessions and tables), and
-a worker that dies is reported in one log line and started again.
+session needs, opens the port, then forks N workers. The parent accepts each connection
+and hands it (its file descriptor, over a Unix socket pair) to the worker with the
+fewest live connections, which serves it as its own (`Host.adopt`): the sessions are
+shared out evenly. The kernel's SO_REUSEPORT hash split 40 logins from 40 addresses
+anywhere from 20/21 to 12/29, and one listening socket shared by the workers went to
+whichever was idle first (16/0); a worker that has not taken a connection handed to it
+in STUCK seconds (stopped, or stalled) is given no more until it takes it. The workers
+share the lobby and the tables through the Redis store, which is why it is required.
+The parent also supervises: Ctrl-C or SIGTERM stops every worker cleanly (each closes
+its sessions and tables), and a worker that dies is reported in one log line and started
+again (meanwhile the others take every connection).
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ import signal
 import socket
 import sys
 import time
-from dataclasses import dataclass, replace
+from collections import deque
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from types import FrameType
@@ -54,6 +61,20 @@ PR_SET_PDEATHSIG = 1
 RESTART_DELAY = 5.0
 """A worker that died within this many seconds of starting waits this long before it is
 started again, so one that dies at once does not spin."""
+STUCK = 0.5
+"""Seconds a worker may leave a connection handed to it untaken before it is given no
+more (until it takes it): a worker stopped (SIGSTOP) or stalled would hold new players'
+connections unanswered. A busy worker takes one within a turn of its loop."""
+BACKLOG = 128
+"""Connections the kernel holds for the parent to accept."""
+ACCEPTS = 64
+"""Connections accepted at most in one go before the workers' news is read again."""
+ACCEPT_PAUSE = 0.1
+"""Seconds the parent waits after an accept failed (out of file descriptors, say)."""
+TAKEN = b"t"
+"""A worker to its parent: a connection handed over is now being served."""
+ENDED = b"e"
+"""A worker to its parent: a connection handed over has ended."""
 
 
 class Stopped(Exception):
@@ -65,20 +86,40 @@ class Worker:
     number: int
     process: BaseProcess
     ready: Connection
+    hand: socket.socket
+    """The parent's end of the Unix socket pair over which connections are handed."""
     started: float
     kept: int | None = None
     """Tables taken up from the store, once the worker listens (None before)."""
+    live: int = 0
+    """Connections handed to it that have not ended."""
+    untaken: deque[float] = field(default_factory=deque)
+    """When each connection handed to it and not yet taken was handed, oldest first."""
+
+    def stuck(self, now: float) -> bool:
+        return bool(self.untaken) and now - self.untaken[0] > STUCK
 
 
-def worker_main(options: HostOptions, key: asyncssh.SSHKey, ready: Connection, parent: int) -> None:
-    """One worker: host until SIGTERM, then close every session and table. Ctrl-C at the
-    terminal reaches the whole process group; the parent turns it into SIGTERM."""
+def worker_main(
+    options: HostOptions,
+    key: asyncssh.SSHKey,
+    ready: Connection,
+    parent: int,
+    hand: socket.socket,
+    inherited: list[socket.socket],
+) -> None:
+    """One worker: host the connections handed to it until SIGTERM, then close every
+    session and table. Ctrl-C at the terminal reaches the whole process group; the parent
+    turns it into SIGTERM."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     end_with(parent)
+    for sock in inherited:  # the parent's: the port, and the other workers' pairs
+        sock.close()
 
     def listening(host: Host) -> None:
         ready.send(len(host.lobby.tables) if host.lobby is not None else 0)
+        take_handed(host, hand)
 
     async def main() -> None:
         task = asyncio.current_task()
@@ -90,10 +131,50 @@ def worker_main(options: HostOptions, key: asyncssh.SSHKey, ready: Connection, p
     sys.exit(reported(lambda: asyncio.run(main()), options))
 
 
+def take_handed(host: Host, hand: socket.socket) -> None:
+    """Serve each connection the parent hands over this worker's end of the pair, and
+    tell the parent when one is taken and when it ends (it counts them to share out)."""
+    loop = asyncio.get_running_loop()
+    hand.setblocking(False)
+    serving: set[asyncio.Task[None]] = set()
+
+    def tell(word: bytes) -> None:
+        with contextlib.suppress(OSError):  # the parent is gone: this worker ends too
+            hand.send(word)
+
+    async def serve(sock: socket.socket) -> None:
+        try:
+            await host.adopt(sock)
+        except (asyncssh.Error, OSError, TimeoutError):
+            pass  # ended before the login: its Gate has logged why
+        finally:
+            sock.close()
+            tell(ENDED)
+
+    def handed() -> None:
+        while True:
+            try:
+                said, fds, _, _ = socket.recv_fds(hand, 16, 8)
+            except BlockingIOError:
+                return
+            except OSError:
+                said, fds = b"", []
+            if not said and not fds:  # the parent has closed its end
+                loop.remove_reader(hand.fileno())
+                return
+            for fd in fds:
+                tell(TAKEN)
+                task = loop.create_task(serve(socket.socket(fileno=fd)))
+                serving.add(task)
+                task.add_done_callback(serving.discard)
+
+    loop.add_reader(hand.fileno(), handed)
+
+
 def end_with(parent: int) -> None:
     """SIGTERM to this worker when its parent dies, even by kill -9 (Linux's
-    PR_SET_PDEATHSIG): a worker left behind would go on taking a share of the port's
-    connections, unsupervised, beside the workers of a new `cantina serve`."""
+    PR_SET_PDEATHSIG): a worker left behind would go on serving its connections,
+    unsupervised, beside the workers of a new `cantina serve`."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:  # it died before that was set
@@ -111,40 +192,49 @@ def exit_words(code: int | None) -> str:
     return f"exit status {code}"
 
 
-def check_port_free(host: str, port: int) -> None:
-    """The port is not another host's: the workers listen with SO_REUSEPORT, which would
-    let them share it, silently, with the workers of another `cantina serve`."""
-    for family, kind, proto, _, address in socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    ):
-        with socket.socket(family, kind, proto) as sock:
+def listen(host: str, port: int) -> list[socket.socket]:
+    """The port, opened by the parent on each address `host` names (port 0: one free
+    port, the same on each); a port in use is refused in one line (OSError)."""
+    socks: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        ):
+            sock = socket.socket(family, kind, proto)
+            socks.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            if port == 0 and len(socks) > 1:
+                address = (address[0], socks[0].getsockname()[1], *address[2:])
             try:
                 sock.bind(address)
             except OSError as err:
                 raise OSError(f"--port {port} on {host}: {err.strerror}") from None
-
-
-def reserve_port(host: str) -> socket.socket:
-    """For --port 0: a port picked once for every worker, held (bound, not listening, so
-    it takes no connections) until the workers stop."""
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind(address)
-    return sock
+            sock.listen(BACKLOG)
+            sock.setblocking(False)
+    except BaseException:
+        for sock in socks:
+            sock.close()
+        raise
+    return socks
 
 
 class Supervisor:
-    """The parent: starts the workers, waits on them, starts again one that dies."""
+    """The parent: starts the workers, hands each connection to one, waits on them,
+    starts again one that dies."""
 
-    def __init__(self, options: HostOptions, key: asyncssh.SSHKey, count: int) -> None:
+    def __init__(
+        self,
+        options: HostOptions,
+        key: asyncssh.SSHKey,
+        count: int,
+        listeners: list[socket.socket] | None = None,
+    ) -> None:
         self.options = options
         self.key = key
         self.count = count
+        self.listeners = listeners or []
         self.context = multiprocessing.get_context("fork")
         self.workers: dict[int, Worker] = {}
         self.due: dict[int, float] = {}
@@ -152,15 +242,19 @@ class Supervisor:
 
     def start(self, number: int) -> Worker:
         theirs, ours = self.context.Pipe(duplex=False)
+        hand, their_hand = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        inherited = [*self.listeners, *(w.hand for w in self.workers.values()), hand]
         process = self.context.Process(
             target=worker_main,
-            args=(self.options, self.key, ours, os.getpid()),
+            args=(self.options, self.key, ours, os.getpid(), their_hand, inherited),
             name=f"cantina worker {number}",
             daemon=False,
         )
         process.start()
         ours.close()
-        worker = Worker(number, process, theirs, time.monotonic())
+        their_hand.close()
+        hand.setblocking(False)
+        worker = Worker(number, process, theirs, hand, time.monotonic())
         self.workers[number] = worker
         return worker
 
@@ -185,25 +279,84 @@ class Supervisor:
         return False
 
     def supervise(self) -> None:
-        """Until Ctrl-C or SIGTERM: a worker that ends is logged and started again."""
+        """Until Ctrl-C or SIGTERM: each connection is handed to a worker; a worker that
+        ends is logged and started again."""
         while True:
             now = time.monotonic()
             for number, when in list(self.due.items()):
                 if when <= now:
                     del self.due[number]
                     self.start(number)
-            waits: list[Connection | int] = []
+            waits: list[Connection | socket.socket | int] = []
             for worker in self.workers.values():
-                waits.append(worker.process.sentinel)
+                waits += [worker.process.sentinel, worker.hand]
                 if worker.kept is None:  # started again, not listening yet
                     waits.append(worker.ready)
+            if self.choose(now) is not None:  # else connections wait in the backlog
+                waits += self.listeners
             timeout = min(self.due.values(), default=now + 60) - now
+            if any(w.untaken for w in self.workers.values()):
+                timeout = min(timeout, STUCK / 2)  # to notice a worker stuck
             for ended in multiprocessing.connection.wait(waits, timeout=max(0, timeout)):
+                if ended in self.listeners:
+                    assert isinstance(ended, socket.socket)
+                    self.accept(ended)
                 for worker in list(self.workers.values()):
+                    if ended is worker.hand:
+                        self.news(worker)
                     if ended is worker.ready and worker.kept is None:
                         self.listening(worker)
                     if ended is worker.process.sentinel:
                         self.ended(worker)
+
+    def choose(self, now: float) -> Worker | None:
+        """The worker to hand the next connection to: of those listening, alive and not
+        stuck, the one with the fewest live connections (None if there is none)."""
+        ready = [
+            w
+            for w in self.workers.values()
+            if w.kept is not None and w.process.exitcode is None and not w.stuck(now)
+        ]
+        return min(ready, key=lambda w: (w.live, w.number), default=None)
+
+    def accept(self, listener: socket.socket) -> None:
+        """Accept what waits (up to ACCEPTS), each handed to the worker `choose` says."""
+        for _ in range(ACCEPTS):
+            now = time.monotonic()
+            worker = self.choose(now)
+            if worker is None:
+                return
+            try:
+                conn, _ = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as err:  # out of file descriptors, say: said, tried again soon
+                log.warning("accepting a connection failed: %s", err)
+                time.sleep(ACCEPT_PAUSE)  # not at once: the port stays readable meanwhile
+                return
+            with conn:
+                try:
+                    socket.send_fds(worker.hand, [b"c"], [conn.fileno()])
+                except OSError:  # it died just now: the client sees the connection close
+                    continue
+            worker.live += 1
+            worker.untaken.append(now)
+
+    def news(self, worker: Worker) -> None:
+        """What a worker says: a connection handed to it taken, or ended."""
+        while True:
+            try:
+                said = worker.hand.recv(16)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                said = b""
+            if not said:  # it has ended: its sentinel says so
+                return
+            if said == TAKEN and worker.untaken:
+                worker.untaken.popleft()
+            elif said == ENDED:
+                worker.live = max(0, worker.live - 1)
 
     def listening(self, worker: Worker) -> None:
         try:
@@ -215,6 +368,7 @@ class Supervisor:
     def ended(self, worker: Worker) -> None:
         worker.process.join()
         worker.ready.close()
+        worker.hand.close()
         del self.workers[worker.number]
         lived = time.monotonic() - worker.started
         delay = RESTART_DELAY if lived < RESTART_DELAY else 0.0
@@ -241,7 +395,10 @@ class Supervisor:
             if worker.process.exitcode is None:
                 worker.process.kill()
                 worker.process.join()
+            worker.hand.close()
         self.workers.clear()
+        for listener in self.listeners:
+            listener.close()
 
 
 def raise_stopped(signum: int, frame: FrameType | None) -> None:
@@ -253,24 +410,20 @@ def serve_workers(options: HostOptions, count: int) -> int:
     if not admits_somebody(options):
         return 2
     log_to_stderr(pids=True)
-    reservation: socket.socket | None = None
+    listeners: list[socket.socket] = []
     supervisor: Supervisor | None = None
     previous = signal.signal(signal.SIGTERM, raise_stopped)
 
     def begin() -> None:
-        nonlocal reservation, supervisor
+        nonlocal supervisor
         key_path = host_key_path(options.host_key)
         key = load_or_create_host_key(key_path)
         read_authorized_keys(options.authorized_keys)  # a bad file: one line, before forking
-        shared = replace(options, reuse_port=True)
-        if options.port == 0:
-            reservation = reserve_port(options.host)
-            shared.port = reservation.getsockname()[1]
-        else:
-            check_port_free(options.host, options.port)
+        listeners.extend(listen(options.host, options.port))
+        shared = replace(options, handed=True, port=listeners[0].getsockname()[1])
         warm_up()  # imported once, shared by every worker's memory
         tune_collector()
-        supervisor = Supervisor(shared, key, count)
+        supervisor = Supervisor(shared, key, count, listeners)
         first = supervisor.start(1)  # alone first: a Redis not there is said once
         if not supervisor.wait_ready(first):
             raise SystemExit(1)
@@ -303,6 +456,6 @@ def serve_workers(options: HostOptions, count: int) -> int:
         with contextlib.suppress(KeyboardInterrupt, Stopped):
             if supervisor is not None:
                 supervisor.stop()
-        if reservation is not None:
-            reservation.close()
+        for listener in listeners:
+            listener.close()
         gc.unfreeze()

@@ -612,22 +612,22 @@ class RedisStore:
         (identity: name), take or keep the lease on the AI seats of `leases`; who follows
         each table from any host, and the leases this host holds (StoreAway)."""
         codes = list(here)
-        async with self.client.pipeline(transaction=False) as pipe:
+        if not codes and not leases:
+            self._held = (host, set())
+            return {}, set()
+        async with self.client.pipeline(transaction=False) as pipe:  # one round trip
             for code in codes:
                 said = [part for who, name in here[code].items() for part in (who, name)]
                 await self._here(keys=[self.here_key(code)], args=[HERE_MS, *said], client=pipe)
+            for code in leases:
+                await self._lease(keys=[self.lease_key(code)], args=[host, LEASE_MS], client=pipe)
             answers: Any = await self._call(pipe.execute())
         present: dict[str, dict[str, str]] = {}
-        for code, flat in zip(codes, answers, strict=True):
+        for code, flat in zip(codes, answers[: len(codes)], strict=True):
             pairs = iter(bytes(part).decode() for part in flat)
             present[code] = dict(zip(pairs, pairs, strict=True))
-        held: set[str] = set()
-        for code in leases:
-            answer: Any = await self._call(
-                self._lease(keys=[self.lease_key(code)], args=[host, LEASE_MS])
-            )
-            if int(answer) == 1:
-                held.add(code)
+        kept = zip(leases, answers[len(codes) :], strict=True)
+        held = {code for code, answer in kept if int(answer) == 1}
         self._held = (host, held)
         return present, held
 
