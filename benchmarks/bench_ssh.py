@@ -163,7 +163,8 @@ if os.environ.get("BENCH_SLOW"):  # each loop step over BENCH_SLOW ms, as it hap
         if (took := time.perf_counter() - started) > slow:
             what = [a for a in (handle._callback, *(handle._args or ())) if callable(a)][-1]
             what = getattr(what, "__self__", what)
-            print(f"slow step {took * 1000:.0f} ms: {what!r:.200}", file=sys.stderr, flush=True)
+            print(f"{started % 100:.3f} slow step {took * 1000:.0f} ms: {what!r:.200}",
+                  file=sys.stderr, flush=True)
     asyncio.events.Handle._run = timed_run
 ready = None
 if os.environ.get("BENCH_BUDGET_LOG"):  # each second, each session's account

@@ -29,6 +29,8 @@ from cantina.ssh.budget import (
     RESIZE_MAX,
     REST,
     REST_MAX,
+    STEP_PAUSE,
+    TYPING,
     Bucket,
     Budgets,
     InputPacer,
@@ -170,6 +172,45 @@ def test_new_sessions_from_a_busy_address_are_as_heavy_as_it():
     player.began()
     player.scheduled()
     assert newcomer.wait() > 0
+
+
+def test_a_heavy_sessions_long_step_pauses_its_address_while_a_lighter_one_types():
+    """A key that arrives during a long step (a screen composed, a start-up) waits for
+    all of it, and a table hog's eight sessions had theirs one behind the other. After
+    a long step a heavy session, and every session of its address, pause STEP_PAUSE
+    times its length while a lighter player types; not for a player of their own
+    address (as heavy as they are), nor once the typist has stopped."""
+    clock = Clock()
+    hogs = Bucket(0.08, 0.3, clock, extra=0.6)
+    first = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
+    second = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
+    first.charge(0.3)  # its app made: heavy, and its address too
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    typist.began()  # a key
+    typist.scheduled()
+    clock.now += REST * 2
+    typist.work(0.003)
+    clock.now += REST * 2
+    assert not typist.at_work()
+    assert first.wait() == 0 and second.wait() == 0  # no long step yet: they go on
+    first.began()
+    first.scheduled()
+    first.work(0.04)  # one long step
+    assert first.wait() == pytest.approx(0.04 * STEP_PAUSE)
+    assert second.wait() == pytest.approx(0.04 * STEP_PAUSE)  # its address's too
+    clock.now += 0.04 * STEP_PAUSE
+    assert first.wait() == 0 and second.wait() == 0
+    first.scheduled()
+    first.work(0.003)  # a short one: no pause
+    assert first.wait() == 0
+    mate = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
+    clock.now = typist.began_at + TYPING  # the typist has stopped
+    mate.began()  # one of their own address types
+    first.scheduled()
+    first.work(0.04)
+    assert first.wait() == 0 and second.wait() == 0
+    typist.began()  # the lighter player types again
+    assert first.wait() > 0 and mate.wait() > 0
 
 
 async def test_a_busy_session_is_given_one_key_at_a_time():

@@ -35,9 +35,13 @@ eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab te
 
 Who goes first (`WorkBudget.wait`): a session that has worked much more than another
 lately (`recent`, a decaying sum) makes way while that one is at work on a key, in debt
-or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. And a busy
-session is given its input one key at a time (`InputPacer.input`): Textual handles every
-key it is given in one go, without a break for anyone else.
+or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A long
+step (`LONG_STEP`: a screen composed, a start-up) is cut short by nothing, so a key
+that arrives during one waits for all of it: after one, a heavy session and the other
+sessions of its address pause `STEP_PAUSE` times its length while a lighter player
+types (`WorkBudget.stepped`), so their long steps come one at a time, far apart. And a
+busy session is given its input one key at a time (`InputPacer.input`): Textual
+handles every key it is given in one go, without a break for anyone else.
 
 What waits, while either bucket is in debt (or the session makes way): the rest of the
 app's work (each of its callbacks is put off, in order, until the debt is paid:
@@ -117,6 +121,23 @@ POLL = 0.02
 """Seconds between looks, while a session over its share waits for the others to be
 done with their keys (see `WorkBudget.wait`)."""
 
+LONG_STEP = 0.005
+"""Seconds of processor time from which one callback of a session's app is a long step
+(a screen composed, a session's start-up, a full frame): a key of anyone's that arrives
+meanwhile waits for the whole of it (see `WorkBudget.stepped`)."""
+STEP_PAUSE = 19.0
+"""After a long step, a heavy session and every session of its address pause this many
+times its length before their next callback, while a lighter player types: their long
+steps take at most a twentieth of the loop's time then, one at a time."""
+PAUSE_LIGHTER = 0.8
+"""A session pauses after a long step for a typing one whose recent work is at most this
+part of its own (a little lighter: the sessions of one address, as heavy as each other,
+never pause for each other; a heavy one paced long enough to come near a typist's
+lightness keeps pausing, rather than stacking its steps again)."""
+TYPING = 2.0
+"""Seconds since a session was last given input within which it counts as typing (a
+player a key a second, or slower, between keys), for `STEP_PAUSE`."""
+
 Clock = Callable[[], float]
 
 
@@ -136,6 +157,8 @@ class Bucket:
         self.stamp = clock()
         self.debt_until = self.stamp
         """When this bucket is out of debt (in the past when it is not in debt)."""
+        self.pause_until = self.stamp
+        """Until when its sessions pause after a long step (see `WorkBudget.stepped`)."""
         self._recent = 0.0
         self._recent_at = self.stamp
 
@@ -284,10 +307,24 @@ class WorkBudget:
         self.pending -= 1
         self.metered += seconds
         self.last_work = now = self.clock()
+        if seconds >= LONG_STEP:
+            self.stepped(seconds, now)
         if self.pending <= 0:
             self.idle_since = now
         if self.busy:
             self.charge(seconds)
+
+    def stepped(self, seconds: float, now: float) -> None:
+        """One callback of the app took `seconds`, a long step: it and every session of
+        its address pause `STEP_PAUSE` times that before their next, if heavy while a
+        lighter player types (`wait`). The loop cannot cut a step short, and a key that
+        arrives during one waits for it; eight sessions of one address starting up (a
+        table hog) had their steps of 20 to 100 ms one behind the other, and the honest
+        players' keys behind them (p95 10 times the quiet one's). Spaced, a key meets
+        one at most, and seldom."""
+        until = now + seconds * STEP_PAUSE
+        for bucket in self.buckets:
+            bucket.pause_until = max(bucket.pause_until, until)
 
     def charge(self, seconds: float) -> None:
         self.spent += seconds
@@ -321,19 +358,27 @@ class WorkBudget:
         address a little in debt, and were held behind a flood still within its burst).
         With nobody lighter at work it slows nobody, and goes on: a player opening
         screens on a quiet host is not kept waiting for a debt that harms no one. A
-        light session within its share never waits."""
-        if self.closed:
-            return 0.0
-        owed = self.owed()
+        light session within its share never waits. After a long step (`stepped`) it
+        pauses while a lighter session (`PAUSE_LIGHTER`) is typing (given input within
+        `TYPING`), even once closed (its app's shutting down is long steps too)."""
+        now = self.clock()
+        pause = max(bucket.pause_until for bucket in self.buckets) - now
+        closed = self.closed
+        owed = 0.0 if closed else self.owed()
         mine = self.recent()
         if owed > 0 and self.debt() > DEEP_DEBT:
             return owed
-        if owed == 0 and mine < BUSY_FLOOR:
+        if owed == 0 and mine < BUSY_FLOOR and not closed:
             return 0.0
         lighter = mine * LIGHTER
         for other in WorkBudget.everyone:
-            if other is not self and other.at_work() and other.recent() <= lighter:
-                return max(owed, POLL)
+            if other is self or other.closed:
+                continue
+            theirs = other.recent()
+            if theirs <= lighter and not closed and other.at_work():
+                return max(owed, pause, POLL)
+            if pause > 0 and now - other.began_at < TYPING and theirs <= mine * PAUSE_LIGHTER:
+                return pause
         return 0.0
 
     def debt(self) -> float:
