@@ -213,6 +213,31 @@ def test_a_heavy_sessions_long_step_pauses_its_address_while_a_lighter_one_types
     assert first.wait() > 0 and mate.wait() > 0
 
 
+def test_short_steps_of_one_address_back_to_back_are_a_long_step():
+    """Eight sessions' passes over their put-off work, each short, one behind the other
+    in a turn of the loop, keep a key waiting as long as one long step: they pause as
+    after one. Apart (a few milliseconds between), they are short steps."""
+    clock = Clock()
+    hogs = Bucket(0.08, 0.3, clock, extra=0.6)
+    sessions = [WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock) for _ in range(8)]
+    sessions[0].charge(0.3)  # heavy
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    typist.began()
+    typist.scheduled()
+    typist.work(0.003)
+    clock.now += REST * 4
+    for session in sessions:  # apart: short steps
+        session.scheduled()
+        clock.now += 0.01
+        session.work(0.002)
+        assert session.wait() == 0
+    for session in sessions:  # back to back
+        session.scheduled()
+        clock.now += 0.002
+        session.work(0.002)
+    assert all(session.wait() > 0 for session in sessions)
+
+
 async def test_a_busy_session_is_given_one_key_at_a_time():
     """Textual handles all the keys it is given at once in one go: six Tabs in a packet
     were 150 ms of the loop, nobody else's key read meanwhile (the flood's p95 damage).

@@ -39,7 +39,7 @@ or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A
 step (`LONG_STEP`: a screen composed, a start-up) is cut short by nothing, so a key
 that arrives during one waits for all of it: after one, a heavy session and the other
 sessions of its address pause `STEP_PAUSE` times its length while a lighter player
-types (`WorkBudget.stepped`), so their long steps come one at a time, far apart. And a
+types (`Bucket.ran`), so their long steps come one at a time, far apart. And a
 busy session is given its input one key at a time (`InputPacer.input`): Textual
 handles every key it is given in one go, without a break for anyone else.
 
@@ -122,9 +122,10 @@ POLL = 0.02
 done with their keys (see `WorkBudget.wait`)."""
 
 LONG_STEP = 0.005
-"""Seconds of processor time from which one callback of a session's app is a long step
-(a screen composed, a session's start-up, a full frame): a key of anyone's that arrives
-meanwhile waits for the whole of it (see `WorkBudget.stepped`)."""
+"""Seconds of processor time from which a session's callback, or a run of its address's
+callbacks back to back, is a long step (a screen composed, a session's start-up, a full
+frame): a key of anyone's that arrives meanwhile waits for the whole of it (see
+`Bucket.ran`)."""
 STEP_PAUSE = 19.0
 """After a long step, a heavy session and every session of its address pause this many
 times its length before their next callback, while a lighter player types: their long
@@ -134,6 +135,9 @@ PAUSE_LIGHTER = 0.8
 part of its own (a little lighter: the sessions of one address, as heavy as each other,
 never pause for each other; a heavy one paced long enough to come near a typist's
 lightness keeps pausing, rather than stacking its steps again)."""
+RUN_GAP = 0.002
+"""Seconds between two callbacks of an account's sessions within which they count as one
+run (one turn of the loop: see `Bucket.ran`)."""
 TYPING = 2.0
 """Seconds since a session was last given input within which it counts as typing (a
 player a key a second, or slower, between keys), for `STEP_PAUSE`."""
@@ -158,7 +162,10 @@ class Bucket:
         self.debt_until = self.stamp
         """When this bucket is out of debt (in the past when it is not in debt)."""
         self.pause_until = self.stamp
-        """Until when its sessions pause after a long step (see `WorkBudget.stepped`)."""
+        """Until when its sessions pause after a long step (see `ran`)."""
+        self.run = 0.0
+        """Seconds of its sessions' work run back to back lately (see `ran`)."""
+        self.run_end = self.stamp
         self._recent = 0.0
         self._recent_at = self.stamp
 
@@ -175,6 +182,21 @@ class Bucket:
         if self.tokens < 0:
             self.debt_until = self.stamp - self.tokens / self.rate
         self._recent = self.recent() + seconds
+
+    def ran(self, seconds: float, now: float) -> None:
+        """Its sessions' callbacks ran `seconds` up to `now`: with those run just before
+        (within `RUN_GAP`, the same turn of the loop), once they come to `LONG_STEP`,
+        one long step, after which they pause `STEP_PAUSE` times as long (see
+        `WorkBudget.wait`). A key that arrives meanwhile waits for all of it, whether one
+        callback or many: eight sessions' passes over their put-off work, each short,
+        were 80 ms in one turn."""
+        if now - seconds - self.run_end > RUN_GAP:
+            self.run = 0.0
+        self.run += seconds
+        self.run_end = now
+        if self.run >= LONG_STEP:
+            self.pause_until = max(self.pause_until, now + self.run * STEP_PAUSE)
+            self.run = 0.0
 
     def recent(self) -> float:
         """Seconds of work charged lately, each halved every `RECENT_HALF_LIFE`: about
@@ -307,24 +329,12 @@ class WorkBudget:
         self.pending -= 1
         self.metered += seconds
         self.last_work = now = self.clock()
-        if seconds >= LONG_STEP:
-            self.stepped(seconds, now)
+        for bucket in self.buckets:
+            bucket.ran(seconds, now)
         if self.pending <= 0:
             self.idle_since = now
         if self.busy:
             self.charge(seconds)
-
-    def stepped(self, seconds: float, now: float) -> None:
-        """One callback of the app took `seconds`, a long step: it and every session of
-        its address pause `STEP_PAUSE` times that before their next, if heavy while a
-        lighter player types (`wait`). The loop cannot cut a step short, and a key that
-        arrives during one waits for it; eight sessions of one address starting up (a
-        table hog) had their steps of 20 to 100 ms one behind the other, and the honest
-        players' keys behind them (p95 10 times the quiet one's). Spaced, a key meets
-        one at most, and seldom."""
-        until = now + seconds * STEP_PAUSE
-        for bucket in self.buckets:
-            bucket.pause_until = max(bucket.pause_until, until)
 
     def charge(self, seconds: float) -> None:
         self.spent += seconds
@@ -358,7 +368,7 @@ class WorkBudget:
         address a little in debt, and were held behind a flood still within its burst).
         With nobody lighter at work it slows nobody, and goes on: a player opening
         screens on a quiet host is not kept waiting for a debt that harms no one. A
-        light session within its share never waits. After a long step (`stepped`) it
+        light session within its share never waits. After a long step (`Bucket.ran`) it
         pauses while a lighter session (`PAUSE_LIGHTER`) is typing (given input within
         `TYPING`), even once closed (its app's shutting down is long steps too)."""
         now = self.clock()
