@@ -238,6 +238,33 @@ def test_short_steps_of_one_address_back_to_back_are_a_long_step():
     assert all(session.wait() > 0 for session in sessions)
 
 
+async def test_a_connections_bytes_held_are_not_read_in_one_long_step():
+    """A resize storm's bytes, held while its session paused after a long step, piled up
+    to 64 KB and were then read in one go (100 to 600 ms): reading them is part of the
+    address's run, and past a long step of it the rest waits while a lighter one types."""
+    clock = Clock()
+    heavy = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    heavy.charge(0.3)
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    typist.began()
+    typist.scheduled()
+    typist.work(0.001)
+    clock.now += REST * 4
+    chunks: list[int] = []
+
+    def read(chunk: bytes) -> None:
+        started = time.thread_time()
+        while time.thread_time() - started < 0.002:  # the SSH layer's work on it
+            pass
+        chunks.append(len(chunk))
+
+    pacer = ReadPacer(read, None)
+    pacer.budget = heavy
+    pacer.data_received(b"x" * READ_SLICE * 10)
+    assert 0 < len(chunks) < 10, chunks
+    pacer.close()
+
+
 async def test_a_busy_session_is_given_one_key_at_a_time():
     """Textual handles all the keys it is given at once in one go: six Tabs in a packet
     were 150 ms of the loop, nobody else's key read meanwhile (the flood's p95 damage).

@@ -336,6 +336,15 @@ class WorkBudget:
         if self.busy:
             self.charge(seconds)
 
+    def ran(self, seconds: float) -> None:
+        """Work for this session outside its app's callbacks (the SSH layer's on its
+        connection's bytes) ran just now: part of its address's run (`Bucket.ran`). A
+        resize storm's bytes, held while its session paused, were 64 KB read in one go
+        once it could go on, up to half a second of one step."""
+        now = self.clock()
+        for bucket in self.buckets:
+            bucket.ran(seconds, now)
+
     def charge(self, seconds: float) -> None:
         self.spent += seconds
         for bucket in self.buckets:
@@ -726,8 +735,9 @@ class ReadPacer:
             started = time.thread_time()
             self._read(chunk)
             if budget is not None:  # less what was charged inside (keys' parsing)
-                took = time.thread_time() - started - (budget.spent - charged)
-                budget.charge(max(0.0, took))
+                took = time.thread_time() - started
+                budget.charge(max(0.0, took - (budget.spent - charged)))
+                budget.ran(took)
             if self.paused and len(self.inbox) <= INBOX_MAX // 2:
                 self._resume()
 
