@@ -30,6 +30,7 @@ from cantina.ssh.budget import (
     REST,
     REST_MAX,
     STEP_PAUSE,
+    STRAINED,
     TYPING,
     Bucket,
     Budgets,
@@ -184,7 +185,8 @@ def test_a_heavy_sessions_long_step_pauses_its_address_while_a_lighter_one_types
     hogs = Bucket(0.08, 0.3, clock, extra=0.6)
     first = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
     second = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
-    first.charge(0.3)  # its app made: heavy, and its address too
+    first.charge(0.3)  # its app made: heavy
+    hogs.charge(0.8)  # and its address's other start-ups: under STRAINED of its burst
     typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
     typist.began()  # a key
     typist.scheduled()
@@ -213,6 +215,52 @@ def test_a_heavy_sessions_long_step_pauses_its_address_while_a_lighter_one_types
     assert first.wait() > 0 and mate.wait() > 0
 
 
+def test_a_player_within_their_burst_is_not_paused_after_a_long_step():
+    """A player who opens a screen now and then (each compose a long step) while others
+    type has most of their burst left: not paused after it (on a busy host, someone is
+    always typing, and an Esc after the first setup screen had waited 1.2-1.4 s). The
+    same step from a session under STRAINED of its burst is paused."""
+    clock = Clock()
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    typist.began()
+    typist.scheduled()
+    typist.work(0.003)
+    clock.now += REST * 2
+    player = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    player.charge(0.1)  # a screen opened lately: heavier than the typist
+    player.began()
+    player.scheduled()
+    player.work(0.04)  # another screen's compose
+    assert player.wait() == 0
+    flood = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    flood.charge(0.3 * (1 - STRAINED) + 0.01)  # screens one after another
+    flood.began()
+    flood.scheduled()
+    flood.work(0.04)
+    assert flood.wait() == pytest.approx(0.04 * STEP_PAUSE)
+
+
+def test_sessions_sharing_an_address_pause_after_a_long_step_within_its_burst():
+    """Two sessions of one address (a table hog's start-ups), both well within their
+    bursts: after one's long step, both pause while another player types."""
+    budgets = Budgets(0.05, 0.3, 0.08, 0.3)
+    typist = budgets.open("10.0.0.1")
+    typist.began()
+    typist.scheduled()
+    typist.work(0.003)
+    hogs = [budgets.open("10.0.0.2") for _ in range(2)]
+    hogs[0].charge(0.1)  # heavier than the typist
+    hogs[0].began()
+    hogs[0].scheduled()
+    hogs[0].work(0.04)
+    assert hogs[0].wait() > 0.5 and hogs[1].wait() > 0.5
+    budgets.close("10.0.0.2", hogs[1])
+    budgets.close("10.0.0.2", hogs[0])
+    budgets.close("10.0.0.1", typist)
+    for budget in (typist, *hogs):
+        budget.close()
+
+
 def test_short_steps_of_one_address_back_to_back_are_a_long_step():
     """Eight sessions' passes over their put-off work, each short, one behind the other
     in a turn of the loop, keep a key waiting as long as one long step: they pause as
@@ -221,6 +269,7 @@ def test_short_steps_of_one_address_back_to_back_are_a_long_step():
     hogs = Bucket(0.08, 0.3, clock, extra=0.6)
     sessions = [WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock) for _ in range(8)]
     sessions[0].charge(0.3)  # heavy
+    hogs.charge(0.8)  # the address's start-ups: under STRAINED of its burst
     typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
     typist.began()
     typist.scheduled()

@@ -135,6 +135,13 @@ PAUSE_LIGHTER = 0.8
 part of its own (a little lighter: the sessions of one address, as heavy as each other,
 never pause for each other; a heavy one paced long enough to come near a typist's
 lightness keeps pausing, rather than stacking its steps again)."""
+STRAINED = 0.5
+"""A session's bucket pauses it after a long step only while under this part of its
+burst: a player who opens a screen now and then (its compose a long step, 0.1-0.3 s on a
+busy host) is within it and is not paused for a second or two after each (an Esc after
+the first setup screen had waited 1.2-1.4 s), where a flood of screens soon is not. An
+address's bucket shared by several sessions (a table hog's eight start-ups at once)
+pauses them after each long step whatever is left of it (`Bucket.ran`)."""
 RUN_GAP = 0.002
 """Seconds between two callbacks of an account's sessions within which they count as one
 run (one turn of the loop: see `Bucket.ran`)."""
@@ -166,6 +173,8 @@ class Bucket:
         self.run = 0.0
         """Seconds of its sessions' work run back to back lately (see `ran`)."""
         self.run_end = self.stamp
+        self.users = 1
+        """Sessions drawing on it now (an address's: all of its sessions)."""
         self._recent = 0.0
         self._recent_at = self.stamp
 
@@ -195,7 +204,8 @@ class Bucket:
         self.run += seconds
         self.run_end = now
         if self.run >= LONG_STEP:
-            self.pause_until = max(self.pause_until, now + self.run * STEP_PAUSE)
+            if self.users > 1 or self.level() < self.burst * STRAINED:
+                self.pause_until = max(self.pause_until, now + self.run * STEP_PAUSE)
             self.run = 0.0
 
     def recent(self) -> float:
@@ -426,6 +436,7 @@ class Budgets:
             0,
         )
         self.addresses[address] = (bucket, users + 1)
+        bucket.users = users + 1
         return WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
 
     def close(self, address: str, budget: WorkBudget) -> None:
@@ -435,6 +446,7 @@ class Budgets:
         if address in self.addresses:
             bucket, users = self.addresses[address]
             self.addresses[address] = (bucket, max(0, users - 1))
+            bucket.users = max(0, users - 1)
         # Forgotten at the next session's start, not now: taking the app down is still
         # to come, and is charged to this account.
 
