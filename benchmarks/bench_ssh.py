@@ -154,6 +154,18 @@ if os.environ.get("BENCH_PROFILE"):  # the host's profile, written when it is st
         os._exit(0)
     signal.signal(signal.SIGTERM, stop)
     profile.enable()
+if os.environ.get("BENCH_SLOW"):  # each loop step over BENCH_SLOW ms, as it happens
+    import asyncio.events, time
+    slow, plain_run = float(os.environ["BENCH_SLOW"]) / 1000, asyncio.events.Handle._run
+    def timed_run(handle):
+        started = time.perf_counter()
+        plain_run(handle)
+        if (took := time.perf_counter() - started) > slow:
+            what = [a for a in (handle._callback, *(handle._args or ())) if callable(a)][-1]
+            what = getattr(what, "__self__", what)
+            print(f"{started % 100:.3f} slow step {took * 1000:.0f} ms: {what!r:.200}",
+                  file=sys.stderr, flush=True)
+    asyncio.events.Handle._run = timed_run
 ready = None
 if os.environ.get("BENCH_BUDGET_LOG"):  # each second, each session's account
     def ready(host):
@@ -589,7 +601,7 @@ async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
             )
             log.seek(log_at)
             logged = log.read().splitlines()
-            if os.environ.get("BENCH_GC_LOG"):
+            if os.environ.get("BENCH_GC_LOG") or os.environ.get("BENCH_SLOW"):
                 print("\n".join(logged), flush=True)
             lines = len(logged)
             p95, top = pct(echoes, 0.95), max(echoes)

@@ -32,10 +32,12 @@ from screens.lobby_help import LobbyHelpScreen
 from screens.menu import MenuScreen
 from screens.services import HostedServices
 from screens.setup import HUMAN, Choice, SetupScreen
-from screens.textual_compat import first_resume_keeps_styles
+from screens.textual_compat import resume_keeps_styles
 
 REFRESH = 0.5
 """Seconds between looks at the lobby's state (it changes in other sessions)."""
+KEPT_SETUP = "cantina-kept-setup"
+"""The name the lobby installs its kept setup screen under (`LobbyScreen.action_new`)."""
 NAMES_WIDTH = 50
 """Columns of names in a line of who is here (it stays one line at 80 columns); the rest
 are counted."""
@@ -88,7 +90,7 @@ class HostedScreen(Screen[Any]):
         return cast("HostedServices", self.app)
 
     def post_message(self, message: Message) -> bool:
-        first_resume_keeps_styles(self, message)  # a new session's lobby: styled once
+        resume_keeps_styles(self, message)  # a new session's lobby: styled once
         return super().post_message(message)
 
     @property
@@ -296,8 +298,23 @@ class LobbyScreen(HostedScreen):
     def action_code(self) -> None:
         self.query_one("#code", Input).focus()
 
+    kept_setup: HostSetupScreen | None = None
+    """The setup screen this session last opened, kept to be shown again (see `action_new`)."""
+
     def action_new(self, game: str) -> None:
-        self.app.push_screen(HostSetupScreen(game))
+        """The game's setup screen: the one last opened again, as it was left (its picks
+        kept), if it was for this game. Making one is a hundred widgets, 60 to 100 ms of
+        the host's one loop in a step every other player's keys wait behind (a player
+        opening and leaving setups, or an abuser doing nothing else); showing a kept one
+        is a redraw. One is kept a session (another game's replaces it)."""
+        kept = self.kept_setup
+        if kept is None or kept.game != game or not kept.is_attached:
+            if kept is not None:
+                self.app.uninstall_screen(kept)
+                kept.remove()
+            kept = self.kept_setup = HostSetupScreen(game)
+            self.app.install_screen(kept, name=KEPT_SETUP)
+        self.app.push_screen(kept)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "campaign":

@@ -23,7 +23,7 @@ from cantina.games import GAMES, Setting
 from cantina.seating import Seat, TableSetup, clean_name, numbered
 from screens.footer import CantinaFooter
 from screens.services import UsesApp
-from screens.textual_compat import first_resume_keeps_styles, select_parts
+from screens.textual_compat import resume_keeps_styles, select_parts
 
 HUMAN = "human"
 
@@ -215,7 +215,7 @@ class SetupScreen(UsesApp, Screen[None]):
         self.call_after_refresh(setattr, self, "ready", True)
 
     def post_message(self, message: Message) -> bool:
-        first_resume_keeps_styles(self, message)
+        resume_keeps_styles(self, message)
         return super().post_message(message)
 
     ready = False

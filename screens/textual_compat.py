@@ -187,16 +187,6 @@ def is_exiting(app: App[Any]) -> bool:
 # --- a screen shown for the first time --------------------------------------------------
 
 
-def first_resume_keeps_styles(screen: Screen[Any], message: Message) -> None:
-    """`App.push_screen` tells a new screen to resume with its styles refreshed
-    (`ScreenResume.refresh_styles`), which restyles every node it has just styled as it
-    mounted: on a setup screen of a hundred nodes, a third of opening it. Only the first
-    resume is spared (a later one may follow a change of theme while it was hidden)."""
-    if isinstance(message, ScreenResume) and not getattr(screen, "cantina_resumed_once", False):
-        screen.cantina_resumed_once = True  # type: ignore[attr-defined]
-        message.refresh_styles = False
-
-
 # --- many apps in one process (cantina/ssh) -----------------------------------------------
 
 
@@ -658,3 +648,22 @@ def partial_frames_draw_dirty_rows() -> None:
     """Every partial frame in this process is drawn by `draw_dirty_rows`; the first hosted
     session puts it in place, once (a frame's drawing was most of a host's work)."""
     Compositor.render_partial_update = draw_dirty_rows  # type: ignore[method-assign]
+
+
+# --- issue 13 (h13c): a screen shown again ---------------------------------------------
+
+
+def resume_keeps_styles(screen: Screen[Any], message: Message) -> None:
+    """`App.push_screen` tells a screen to resume with its styles refreshed
+    (`ScreenResume.refresh_styles`), which restyles every node of it: a new screen's
+    nodes were just styled as they mounted (a third of opening a setup screen), and a
+    kept one shown again (the back room's setup screen) has the styles it left with,
+    unless the app's CSS changed meanwhile (a new theme: `App._css_update_count`, which
+    Textual counts up for it). Spared then; restyled, as Textual would, otherwise."""
+    if not isinstance(message, ScreenResume):
+        return
+    generation = screen.app._css_update_count
+    styled = getattr(screen, "cantina_styled_at", None)
+    if styled is None or styled == generation:
+        message.refresh_styles = False
+    screen.cantina_styled_at = generation  # type: ignore[attr-defined]

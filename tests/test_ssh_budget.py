@@ -29,6 +29,9 @@ from cantina.ssh.budget import (
     RESIZE_MAX,
     REST,
     REST_MAX,
+    STEP_PAUSE,
+    STRAINED,
+    TYPING,
     Bucket,
     Budgets,
     InputPacer,
@@ -170,6 +173,145 @@ def test_new_sessions_from_a_busy_address_are_as_heavy_as_it():
     player.began()
     player.scheduled()
     assert newcomer.wait() > 0
+
+
+def test_a_heavy_sessions_long_step_pauses_its_address_while_a_lighter_one_types():
+    """A key that arrives during a long step (a screen composed, a start-up) waits for
+    all of it, and a table hog's eight sessions had theirs one behind the other. After
+    a long step a heavy session, and every session of its address, pause STEP_PAUSE
+    times its length while a lighter player types; not for a player of their own
+    address (as heavy as they are), nor once the typist has stopped."""
+    clock = Clock()
+    hogs = Bucket(0.08, 0.3, clock, extra=0.6)
+    first = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
+    second = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
+    first.charge(0.3)  # its app made: heavy
+    hogs.charge(0.8)  # and its address's other start-ups: under STRAINED of its burst
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    typist.began()  # a key
+    typist.scheduled()
+    clock.now += REST * 2
+    typist.work(0.003)
+    clock.now += REST * 2
+    assert not typist.at_work()
+    assert first.wait() == 0 and second.wait() == 0  # no long step yet: they go on
+    first.began()
+    first.scheduled()
+    first.work(0.04)  # one long step
+    assert first.wait() == pytest.approx(0.04 * STEP_PAUSE)
+    assert second.wait() == pytest.approx(0.04 * STEP_PAUSE)  # its address's too
+    clock.now += 0.04 * STEP_PAUSE
+    assert first.wait() == 0 and second.wait() == 0
+    first.scheduled()
+    first.work(0.003)  # a short one: no pause
+    assert first.wait() == 0
+    mate = WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock)
+    clock.now = typist.began_at + TYPING  # the typist has stopped
+    mate.began()  # one of their own address types
+    first.scheduled()
+    first.work(0.04)
+    assert first.wait() == 0 and second.wait() == 0
+    typist.began()  # the lighter player types again
+    assert first.wait() > 0 and mate.wait() > 0
+
+
+def test_a_player_within_their_burst_is_not_paused_after_a_long_step():
+    """A player who opens a screen now and then (each compose a long step) while others
+    type has most of their burst left: not paused after it (on a busy host, someone is
+    always typing, and an Esc after the first setup screen had waited 1.2-1.4 s). The
+    same step from a session under STRAINED of its burst is paused."""
+    clock = Clock()
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    typist.began()
+    typist.scheduled()
+    typist.work(0.003)
+    clock.now += REST * 2
+    player = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    player.charge(0.1)  # a screen opened lately: heavier than the typist
+    player.began()
+    player.scheduled()
+    player.work(0.04)  # another screen's compose
+    assert player.wait() == 0
+    flood = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    flood.charge(0.3 * (1 - STRAINED) + 0.01)  # screens one after another
+    flood.began()
+    flood.scheduled()
+    flood.work(0.04)
+    assert flood.wait() == pytest.approx(0.04 * STEP_PAUSE)
+
+
+def test_sessions_sharing_an_address_pause_after_a_long_step_within_its_burst():
+    """Two sessions of one address (a table hog's start-ups), both well within their
+    bursts: after one's long step, both pause while another player types."""
+    budgets = Budgets(0.05, 0.3, 0.08, 0.3)
+    typist = budgets.open("10.0.0.1")
+    typist.began()
+    typist.scheduled()
+    typist.work(0.003)
+    hogs = [budgets.open("10.0.0.2") for _ in range(2)]
+    hogs[0].charge(0.1)  # heavier than the typist
+    hogs[0].began()
+    hogs[0].scheduled()
+    hogs[0].work(0.04)
+    assert hogs[0].wait() > 0.5 and hogs[1].wait() > 0.5
+    budgets.close("10.0.0.2", hogs[1])
+    budgets.close("10.0.0.2", hogs[0])
+    budgets.close("10.0.0.1", typist)
+    for budget in (typist, *hogs):
+        budget.close()
+
+
+def test_short_steps_of_one_address_back_to_back_are_a_long_step():
+    """Eight sessions' passes over their put-off work, each short, one behind the other
+    in a turn of the loop, keep a key waiting as long as one long step: they pause as
+    after one. Apart (a few milliseconds between), they are short steps."""
+    clock = Clock()
+    hogs = Bucket(0.08, 0.3, clock, extra=0.6)
+    sessions = [WorkBudget([Bucket(0.05, 0.3, clock), hogs], clock) for _ in range(8)]
+    sessions[0].charge(0.3)  # heavy
+    hogs.charge(0.8)  # the address's start-ups: under STRAINED of its burst
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    typist.began()
+    typist.scheduled()
+    typist.work(0.003)
+    clock.now += REST * 4
+    for session in sessions:  # apart: short steps
+        session.scheduled()
+        clock.now += 0.01
+        session.work(0.002)
+        assert session.wait() == 0
+    for session in sessions:  # back to back
+        session.scheduled()
+        clock.now += 0.002
+        session.work(0.002)
+    assert all(session.wait() > 0 for session in sessions)
+
+
+async def test_a_connections_bytes_held_are_not_read_in_one_long_step():
+    """A resize storm's bytes, held while its session paused after a long step, piled up
+    to 64 KB and were then read in one go (100 to 600 ms): reading them is part of the
+    address's run, and past a long step of it the rest waits while a lighter one types."""
+    clock = Clock()
+    heavy = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    heavy.charge(0.3)
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    typist.began()
+    typist.scheduled()
+    typist.work(0.001)
+    clock.now += REST * 4
+    chunks: list[int] = []
+
+    def read(chunk: bytes) -> None:
+        started = time.thread_time()
+        while time.thread_time() - started < 0.002:  # the SSH layer's work on it
+            pass
+        chunks.append(len(chunk))
+
+    pacer = ReadPacer(read, None)
+    pacer.budget = heavy
+    pacer.data_received(b"x" * READ_SLICE * 10)
+    assert 0 < len(chunks) < 10, chunks
+    pacer.close()
 
 
 async def test_a_busy_session_is_given_one_key_at_a_time():

@@ -138,6 +138,8 @@ PIECES = [
         Piece(f"textual.dom:DOMNode.{name}", instance=True)
         for name in ("_nodes", "_timers", "_query_one_cache", "_disabled_messages", "_bindings")
     ),
+    # issue 13 (h13c): a kept screen shown again is not restyled unless the CSS changed
+    Piece("textual.app:App._css_update_count", instance=True),
 ]
 
 INSTANCES: dict[str, Callable[[type], Any]] = {

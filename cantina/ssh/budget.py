@@ -35,9 +35,13 @@ eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab te
 
 Who goes first (`WorkBudget.wait`): a session that has worked much more than another
 lately (`recent`, a decaying sum) makes way while that one is at work on a key, in debt
-or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. And a busy
-session is given its input one key at a time (`InputPacer.input`): Textual handles every
-key it is given in one go, without a break for anyone else.
+or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A long
+step (`LONG_STEP`: a screen composed, a start-up) is cut short by nothing, so a key
+that arrives during one waits for all of it: after one, a heavy session and the other
+sessions of its address pause `STEP_PAUSE` times its length while a lighter player
+types (`Bucket.ran`), so their long steps come one at a time, far apart. And a
+busy session is given its input one key at a time (`InputPacer.input`): Textual
+handles every key it is given in one go, without a break for anyone else.
 
 What waits, while either bucket is in debt (or the session makes way): the rest of the
 app's work (each of its callbacks is put off, in order, until the debt is paid:
@@ -117,6 +121,34 @@ POLL = 0.02
 """Seconds between looks, while a session over its share waits for the others to be
 done with their keys (see `WorkBudget.wait`)."""
 
+LONG_STEP = 0.005
+"""Seconds of processor time from which a session's callback, or a run of its address's
+callbacks back to back, is a long step (a screen composed, a session's start-up, a full
+frame): a key of anyone's that arrives meanwhile waits for the whole of it (see
+`Bucket.ran`)."""
+STEP_PAUSE = 19.0
+"""After a long step, a heavy session and every session of its address pause this many
+times its length before their next callback, while a lighter player types: their long
+steps take at most a twentieth of the loop's time then, one at a time."""
+PAUSE_LIGHTER = 0.8
+"""A session pauses after a long step for a typing one whose recent work is at most this
+part of its own (a little lighter: the sessions of one address, as heavy as each other,
+never pause for each other; a heavy one paced long enough to come near a typist's
+lightness keeps pausing, rather than stacking its steps again)."""
+STRAINED = 0.5
+"""A session's bucket pauses it after a long step only while under this part of its
+burst: a player who opens a screen now and then (its compose a long step, 0.1-0.3 s on a
+busy host) is within it and is not paused for a second or two after each (an Esc after
+the first setup screen had waited 1.2-1.4 s), where a flood of screens soon is not. An
+address's bucket shared by several sessions (a table hog's eight start-ups at once)
+pauses them after each long step whatever is left of it (`Bucket.ran`)."""
+RUN_GAP = 0.002
+"""Seconds between two callbacks of an account's sessions within which they count as one
+run (one turn of the loop: see `Bucket.ran`)."""
+TYPING = 2.0
+"""Seconds since a session was last given input within which it counts as typing (a
+player a key a second, or slower, between keys), for `STEP_PAUSE`."""
+
 Clock = Callable[[], float]
 
 
@@ -136,6 +168,13 @@ class Bucket:
         self.stamp = clock()
         self.debt_until = self.stamp
         """When this bucket is out of debt (in the past when it is not in debt)."""
+        self.pause_until = self.stamp
+        """Until when its sessions pause after a long step (see `ran`)."""
+        self.run = 0.0
+        """Seconds of its sessions' work run back to back lately (see `ran`)."""
+        self.run_end = self.stamp
+        self.users = 1
+        """Sessions drawing on it now (an address's: all of its sessions)."""
         self._recent = 0.0
         self._recent_at = self.stamp
 
@@ -152,6 +191,22 @@ class Bucket:
         if self.tokens < 0:
             self.debt_until = self.stamp - self.tokens / self.rate
         self._recent = self.recent() + seconds
+
+    def ran(self, seconds: float, now: float) -> None:
+        """Its sessions' callbacks ran `seconds` up to `now`: with those run just before
+        (within `RUN_GAP`, the same turn of the loop), once they come to `LONG_STEP`,
+        one long step, after which they pause `STEP_PAUSE` times as long (see
+        `WorkBudget.wait`). A key that arrives meanwhile waits for all of it, whether one
+        callback or many: eight sessions' passes over their put-off work, each short,
+        were 80 ms in one turn."""
+        if now - seconds - self.run_end > RUN_GAP:
+            self.run = 0.0
+        self.run += seconds
+        self.run_end = now
+        if self.run >= LONG_STEP:
+            if self.users > 1 or self.level() < self.burst * STRAINED:
+                self.pause_until = max(self.pause_until, now + self.run * STEP_PAUSE)
+            self.run = 0.0
 
     def recent(self) -> float:
         """Seconds of work charged lately, each halved every `RECENT_HALF_LIFE`: about
@@ -284,10 +339,21 @@ class WorkBudget:
         self.pending -= 1
         self.metered += seconds
         self.last_work = now = self.clock()
+        for bucket in self.buckets:
+            bucket.ran(seconds, now)
         if self.pending <= 0:
             self.idle_since = now
         if self.busy:
             self.charge(seconds)
+
+    def ran(self, seconds: float) -> None:
+        """Work for this session outside its app's callbacks (the SSH layer's on its
+        connection's bytes) ran just now: part of its address's run (`Bucket.ran`). A
+        resize storm's bytes, held while its session paused, were 64 KB read in one go
+        once it could go on, up to half a second of one step."""
+        now = self.clock()
+        for bucket in self.buckets:
+            bucket.ran(seconds, now)
 
     def charge(self, seconds: float) -> None:
         self.spent += seconds
@@ -321,19 +387,27 @@ class WorkBudget:
         address a little in debt, and were held behind a flood still within its burst).
         With nobody lighter at work it slows nobody, and goes on: a player opening
         screens on a quiet host is not kept waiting for a debt that harms no one. A
-        light session within its share never waits."""
-        if self.closed:
-            return 0.0
-        owed = self.owed()
+        light session within its share never waits. After a long step (`Bucket.ran`) it
+        pauses while a lighter session (`PAUSE_LIGHTER`) is typing (given input within
+        `TYPING`), even once closed (its app's shutting down is long steps too)."""
+        now = self.clock()
+        pause = max(bucket.pause_until for bucket in self.buckets) - now
+        closed = self.closed
+        owed = 0.0 if closed else self.owed()
         mine = self.recent()
         if owed > 0 and self.debt() > DEEP_DEBT:
             return owed
-        if owed == 0 and mine < BUSY_FLOOR:
+        if owed == 0 and mine < BUSY_FLOOR and not closed:
             return 0.0
         lighter = mine * LIGHTER
         for other in WorkBudget.everyone:
-            if other is not self and other.at_work() and other.recent() <= lighter:
-                return max(owed, POLL)
+            if other is self or other.closed:
+                continue
+            theirs = other.recent()
+            if theirs <= lighter and not closed and other.at_work():
+                return max(owed, pause, POLL)
+            if pause > 0 and now - other.began_at < TYPING and theirs <= mine * PAUSE_LIGHTER:
+                return pause
         return 0.0
 
     def debt(self) -> float:
@@ -362,6 +436,7 @@ class Budgets:
             0,
         )
         self.addresses[address] = (bucket, users + 1)
+        bucket.users = users + 1
         return WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
 
     def close(self, address: str, budget: WorkBudget) -> None:
@@ -371,6 +446,7 @@ class Budgets:
         if address in self.addresses:
             bucket, users = self.addresses[address]
             self.addresses[address] = (bucket, max(0, users - 1))
+            bucket.users = max(0, users - 1)
         # Forgotten at the next session's start, not now: taking the app down is still
         # to come, and is charged to this account.
 
@@ -671,8 +747,9 @@ class ReadPacer:
             started = time.thread_time()
             self._read(chunk)
             if budget is not None:  # less what was charged inside (keys' parsing)
-                took = time.thread_time() - started - (budget.spent - charged)
-                budget.charge(max(0.0, took))
+                took = time.thread_time() - started
+                budget.charge(max(0.0, took - (budget.spent - charged)))
+                budget.ran(took)
             if self.paused and len(self.inbox) <= INBOX_MAX // 2:
                 self._resume()
 

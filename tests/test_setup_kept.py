@@ -1,0 +1,121 @@
+"""The back room keeps a session's setup screen (screens/backroom.py `action_new`): `v`
+again shows the same screen, its picks as left, without making it anew or restyling it,
+and it looks as the first time; another game's setup replaces it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from test_chat import ALICE, INSTANT, hosted
+from textual.dom import DOMNode
+from textual.widgets import Input, Select
+
+from cantina.lobby import Lobby
+from cantina.ssh.app import HostedApp
+from screens.backroom import HostSetupScreen, LobbyScreen
+
+
+async def until_ready(pilot: Any, app: HostedApp) -> HostSetupScreen:
+    for _ in range(100):
+        await pilot.pause()
+        screen = app.screen
+        if isinstance(screen, HostSetupScreen) and screen.ready:
+            await pilot.pause()
+            return screen
+    raise AssertionError("the setup screen never came up")
+
+
+async def test_a_setup_opened_again_is_the_same_with_its_picks():
+    lobby = Lobby(pace=INSTANT)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("v")
+        first = await until_ready(pilot, app)
+        first_look = app.export_screenshot()
+        first.query_one("#name-0", Input).value = "Ada"
+        first.query_one("#seat-count", Select).value = 5
+        await pilot.pause()
+        widgets = list(first.walk_children())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+        composed: list[str] = []
+        plain = HostSetupScreen.compose
+
+        def noting(screen: HostSetupScreen) -> Any:
+            composed.append(screen.game)
+            return plain(screen)
+
+        HostSetupScreen.compose = noting  # type: ignore[method-assign]
+        try:
+            await pilot.press("v")
+            again = await until_ready(pilot, app)
+        finally:
+            HostSetupScreen.compose = plain  # type: ignore[method-assign]
+        assert again is first and composed == []
+        assert list(again.walk_children()) == widgets
+        assert again.query_one("#name-0", Input).value == "Ada"
+        assert again.picked("#seat-count") == 5
+        assert again.query_one("#seat-row-4").display
+        # As it was left, it is drawn as it was then, less what was changed.
+        again.query_one("#name-0", Input).value = "Player 1"
+        again.query_one("#seat-count", Select).value = 4
+        await pilot.pause()
+        await pilot.pause()
+        assert app.export_screenshot() == first_look
+    lobby.close_all()
+
+
+async def test_another_games_setup_replaces_the_kept_one():
+    lobby = Lobby(pace=INSTANT)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("v")
+        vigo = await until_ready(pilot, app)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("d")
+        valdes = await until_ready(pilot, app)
+        assert valdes is not vigo and valdes.game == "valdes"
+        await pilot.pause()
+        assert not vigo.is_attached, "the old one is taken down"
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("d")
+        assert await until_ready(pilot, app) is valdes
+    lobby.close_all()
+
+
+async def test_a_kept_setup_is_restyled_again_only_after_a_new_theme():
+    lobby = Lobby(pace=INSTANT)
+    app = hosted(lobby, ALICE)
+    restyled: list[DOMNode] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        apply = app.stylesheet.apply
+
+        def counting(node: DOMNode, *args: Any, **kwargs: Any) -> None:
+            restyled.append(node)
+            apply(node, *args, **kwargs)
+
+        app.stylesheet.apply = counting  # type: ignore[method-assign]
+        await pilot.press("v")
+        setup = await until_ready(pilot, app)
+        await pilot.press("escape")
+        await pilot.pause()
+        restyled.clear()
+        await pilot.press("v")
+        await until_ready(pilot, app)
+        assert len(restyled) < 10, len(restyled)  # not each of its hundred nodes
+        await pilot.press("escape")
+        await pilot.pause()
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        await pilot.pause()
+        restyled.clear()
+        await pilot.press("v")
+        await until_ready(pilot, app)
+        assert set(setup.walk_children()) <= set(restyled)  # the new theme: all of it
+    lobby.close_all()
