@@ -436,6 +436,16 @@ class HostSetupScreen(SetupScreen):
             self.notify(str(err), title="Cannot set this table", severity="warning")
             return
         self.app.switch_screen(WaitingScreen(table))
+        self.let_go()
+
+    def let_go(self) -> None:
+        """A table was set from this screen: the back room keeps it no more (a player at
+        a table does not hold a hundred widgets for a setup they may not open again);
+        Textual takes it down once it is switched away from, as any screen not kept."""
+        self.app.uninstall_screen(self)
+        for screen in self.app.screen_stack:
+            if isinstance(screen, LobbyScreen) and screen.kept_setup is self:
+                screen.kept_setup = None
 
 
 class WaitingScreen(HostedScreen):

@@ -12,7 +12,7 @@ from textual.widgets import Input, Select
 
 from cantina.lobby import Lobby
 from cantina.ssh.app import HostedApp
-from screens.backroom import HostSetupScreen, LobbyScreen
+from screens.backroom import HostSetupScreen, LobbyScreen, WaitingScreen
 
 
 async def until_ready(pilot: Any, app: HostedApp) -> HostSetupScreen:
@@ -118,4 +118,33 @@ async def test_a_kept_setup_is_restyled_again_only_after_a_new_theme():
         await pilot.press("v")
         await until_ready(pilot, app)
         assert set(setup.walk_children()) <= set(restyled)  # the new theme: all of it
+    lobby.close_all()
+
+
+async def test_a_setup_a_table_was_set_from_is_kept_no_more():
+    """Setting a table from the kept setup lets it go (a seated player holds none): it
+    is taken down, and `v` later makes a new one."""
+    lobby = Lobby(pace=INSTANT)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("v")
+        first = await until_ready(pilot, app)
+        await pilot.press("ctrl+s")
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, WaitingScreen) and not first.is_attached:
+                break
+        assert isinstance(app.screen, WaitingScreen)
+        assert not first.is_attached, "taken down"
+        assert not app.is_screen_installed(first)
+        (lobby_screen,) = [s for s in app.screen_stack if isinstance(s, LobbyScreen)]
+        assert lobby_screen.kept_setup is None
+        await pilot.press("escape")  # leave the waiting table
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, LobbyScreen):
+                break
+        await pilot.press("v")
+        assert await until_ready(pilot, app) is not first
     lobby.close_all()
