@@ -4,6 +4,8 @@ and it looks as the first time; another game's setup replaces it."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 from test_chat import ALICE, INSTANT, hosted
@@ -13,6 +15,17 @@ from textual.widgets import Input, Select
 from cantina.lobby import Lobby
 from cantina.ssh.app import HostedApp
 from screens.backroom import HostSetupScreen, LobbyScreen, WaitingScreen
+
+
+@contextlib.asynccontextmanager
+async def back_room() -> AsyncIterator[tuple[HostedApp, Any]]:
+    """A hosted app in the back room (Alice's), and its pilot."""
+    lobby = Lobby(pace=INSTANT)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        yield app, pilot
+    lobby.close_all()
 
 
 async def until_ready(pilot: Any, app: HostedApp) -> HostSetupScreen:
@@ -26,10 +39,7 @@ async def until_ready(pilot: Any, app: HostedApp) -> HostSetupScreen:
 
 
 async def test_a_setup_opened_again_is_the_same_with_its_picks():
-    lobby = Lobby(pace=INSTANT)
-    app = hosted(lobby, ALICE)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+    async with back_room() as (app, pilot):
         await pilot.press("v")
         first = await until_ready(pilot, app)
         first_look = app.export_screenshot()
@@ -64,14 +74,10 @@ async def test_a_setup_opened_again_is_the_same_with_its_picks():
         await pilot.pause()
         await pilot.pause()
         assert app.export_screenshot() == first_look
-    lobby.close_all()
 
 
 async def test_another_games_setup_replaces_the_kept_one():
-    lobby = Lobby(pace=INSTANT)
-    app = hosted(lobby, ALICE)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+    async with back_room() as (app, pilot):
         await pilot.press("v")
         vigo = await until_ready(pilot, app)
         await pilot.press("escape")
@@ -85,15 +91,11 @@ async def test_another_games_setup_replaces_the_kept_one():
         await pilot.pause()
         await pilot.press("d")
         assert await until_ready(pilot, app) is valdes
-    lobby.close_all()
 
 
 async def test_a_kept_setup_is_restyled_again_only_after_a_new_theme():
-    lobby = Lobby(pace=INSTANT)
-    app = hosted(lobby, ALICE)
     restyled: list[DOMNode] = []
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+    async with back_room() as (app, pilot):
         apply = app.stylesheet.apply
 
         def counting(node: DOMNode, *args: Any, **kwargs: Any) -> None:
@@ -118,16 +120,12 @@ async def test_a_kept_setup_is_restyled_again_only_after_a_new_theme():
         await pilot.press("v")
         await until_ready(pilot, app)
         assert set(setup.walk_children()) <= set(restyled)  # the new theme: all of it
-    lobby.close_all()
 
 
 async def test_a_setup_a_table_was_set_from_is_kept_no_more():
     """Setting a table from the kept setup lets it go (a seated player holds none): it
     is taken down, and `v` later makes a new one."""
-    lobby = Lobby(pace=INSTANT)
-    app = hosted(lobby, ALICE)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+    async with back_room() as (app, pilot):
         await pilot.press("v")
         first = await until_ready(pilot, app)
         await pilot.press("ctrl+s")
@@ -147,4 +145,3 @@ async def test_a_setup_a_table_was_set_from_is_kept_no_more():
                 break
         await pilot.press("v")
         assert await until_ready(pilot, app) is not first
-    lobby.close_all()
