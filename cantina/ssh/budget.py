@@ -37,9 +37,10 @@ Who goes first (`WorkBudget.wait`): a session that has worked much more than ano
 lately (`recent`, a decaying sum) makes way while that one is at work on a key, in debt
 or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A long
 step (`LONG_STEP`: a screen composed, a start-up) is cut short by nothing, so a key
-that arrives during one waits for all of it: after one, a heavy session and the other
-sessions of its address pause `STEP_PAUSE` times its length while a lighter player
-types (`Bucket.ran`), so their long steps come one at a time, far apart. And a
+that arrives during one waits for all of it: after one, a heavy session that has spent
+more than half its burst (`STRAINED`), or any of an address with several, pauses
+`STEP_PAUSE` times its length while a lighter player types (`Bucket.ran`), so their
+long steps come one at a time, far apart. And a
 busy session is given its input one key at a time (`InputPacer.input`): Textual
 handles every key it is given in one go, without a break for anyone else.
 
@@ -423,7 +424,8 @@ class Budgets:
     ) -> None:
         self.rate, self.burst = rate, burst
         self.address_rate, self.address_burst = address_rate, address_burst
-        self.addresses: dict[str, tuple[Bucket, int]] = {}
+        self.addresses: dict[str, Bucket] = {}
+        """Each client address's account, while it has sessions (its `users`) or debt."""
 
     @property
     def enabled(self) -> bool:
@@ -431,12 +433,12 @@ class Budgets:
 
     def open(self, address: str) -> WorkBudget:
         self._forget_paid()
-        bucket, users = self.addresses.get(address) or (
-            Bucket(self.address_rate, self.address_burst, extra=START_ALLOWANCE),
-            0,
-        )
-        self.addresses[address] = (bucket, users + 1)
-        bucket.users = users + 1
+        bucket = self.addresses.get(address)
+        if bucket is None:
+            bucket = Bucket(self.address_rate, self.address_burst, extra=START_ALLOWANCE)
+            bucket.users = 0
+            self.addresses[address] = bucket
+        bucket.users += 1
         return WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
 
     def close(self, address: str, budget: WorkBudget) -> None:
@@ -444,15 +446,14 @@ class Budgets:
         it is out of debt (an address that leaves and comes back is not let off its
         debt; one that has paid comes back to a full account)."""
         if address in self.addresses:
-            bucket, users = self.addresses[address]
-            self.addresses[address] = (bucket, max(0, users - 1))
-            bucket.users = max(0, users - 1)
+            bucket = self.addresses[address]
+            bucket.users = max(0, bucket.users - 1)
         # Forgotten at the next session's start, not now: taking the app down is still
         # to come, and is charged to this account.
 
     def _forget_paid(self) -> None:
-        for address, (bucket, users) in list(self.addresses.items()):
-            if users == 0 and bucket.wait() == 0:
+        for address, bucket in list(self.addresses.items()):
+            if bucket.users == 0 and bucket.wait() == 0:
                 del self.addresses[address]
 
 
