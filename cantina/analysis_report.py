@@ -4,6 +4,9 @@ lines; campaign standings total each seat's skill and luck over its finished rou
 
 from __future__ import annotations
 
+import shutil
+import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,13 +53,28 @@ def decision_line(review: Review, decision: DecisionReview, names: Sequence[str]
     )
 
 
-def options_line(review: Review, decision: DecisionReview) -> str:
-    """Every option of a decision with its Expert value, under a decision that cost."""
-    values = (
+OPTIONS = "     options: "
+"""What leads a decision's options; their lines wrap under its first option."""
+
+
+def options_line(review: Review, decision: DecisionReview, width: int | None = None) -> str:
+    """Every option of a decision with its Expert value, under a decision that cost;
+    given a `width`, wrapped to it with each option whole and the lines after the first
+    hanging under the first option, so the next decision still stands out."""
+    values = [
         f"{label} {format_value(review.unit, value)}"
         for label, value in zip(decision.options, decision.values, strict=True)
-    )
-    return "     options: " + ", ".join(values)
+    ]
+    line = OPTIONS + ", ".join(values)
+    if width is None or len(line) <= width:
+        return line
+    return textwrap.fill(
+        ", ".join(value.replace(" ", "\N{NO-BREAK SPACE}") for value in values),
+        width=max(width, len(OPTIONS) + 20),
+        initial_indent=OPTIONS,
+        subsequent_indent=" " * len(OPTIONS),
+        break_on_hyphens=False,
+    ).replace("\N{NO-BREAK SPACE}", " ")
 
 
 def what_it_measures(review: Review) -> str:
@@ -70,9 +88,15 @@ def what_it_measures(review: Review) -> str:
     )
 
 
-def review_lines(review: Review, names: Sequence[str], decisions: int | None = None) -> list[str]:
+def review_lines(
+    review: Review,
+    names: Sequence[str],
+    decisions: int | None = None,
+    width: int | None = None,
+) -> list[str]:
     """The whole analysis as text: what it measures, the seats, then the decisions
-    (at most `decisions` of them), biggest mistakes first."""
+    (at most `decisions` of them), biggest mistakes first; a decision's options wrap
+    to `width` under their first (an item may hold several lines)."""
     lines = [what_it_measures(review), "", *seat_lines(review, names)]
     if not review.finished:
         lines.append("(still in progress: the result is the expectation where it stands)")
@@ -83,7 +107,7 @@ def review_lines(review: Review, names: Sequence[str], decisions: int | None = N
         for decision in shown:
             lines.append(decision_line(review, decision, names))
             if decision.cost > 1e-9:
-                lines.append(options_line(review, decision))
+                lines.append(options_line(review, decision, width))
         if len(shown) < len(mistakes):
             lines.append(f"... and {len(mistakes) - len(shown)} more")
     return lines
@@ -95,7 +119,8 @@ def replay_analysis(path: Path, number: int | None) -> int:
     names = [seat.name for seat in campaign.seats]
     review = analyse(game, moves, campaign.setup().temperaments())
     print(round_heading(campaign, number))
-    for line in review_lines(review, names):
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    for line in review_lines(review, names, width=width):
         print(line)
     return 0
 

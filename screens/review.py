@@ -60,7 +60,17 @@ class ReviewScreen(ModalScreen[None]):
         self.run_worker(self.work(), exclusive=True)
 
     async def work(self) -> None:
-        review = await asyncio.to_thread(self.record.analyse)
-        self.review = review
-        lines = review_lines(review, self.names, DECISIONS_SHOWN)
+        self.review = await asyncio.to_thread(self.record.analyse)
+        self.show()
+
+    def show(self) -> None:
+        """The analysis, its options wrapped to the width it has now."""
+        if self.review is None:
+            return
+        # the width inside the body's padding, less its scrollbar's column
+        width = self.query_one("#review-body").content_region.width - 1
+        lines = review_lines(self.review, self.names, DECISIONS_SHOWN, max(width, 1))
         self.query_one("#review-text", Static).update(Content("\n".join(lines)))
+
+    def on_resize(self) -> None:
+        self.show()

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from itertools import takewhile
+
 import pytest
 from test_campaign_ui import app_for, saved
 from test_cli import cantina, finished_campaign
@@ -10,9 +12,10 @@ from test_table_play import SIZE, app_at, to_the_result, until
 from textual.widgets import DataTable, Static
 
 from cantina.analysis import analyse
-from cantina.analysis_report import review_lines
+from cantina.analysis_report import OPTIONS, review_lines
 from cantina.campaign.store import Store, load
 from cantina.games.valdes import ValDesSettings
+from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from screens.result import ResultScreen
 from screens.review import ReviewScreen
@@ -67,6 +70,34 @@ async def test_a_val_des_review_says_it_is_luck_alone():
         shown = " ".join(text(review).split())
         assert "no call costs anything; this analysis is luck alone" in shown
         assert "Decisions" not in shown
+
+
+def options_of_first_costly(shown: str) -> list[str]:
+    """The lines of the first options listed: the `options:` line and those hanging
+    under it."""
+    lines = shown.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(OPTIONS))
+    hanging = " " * len(OPTIONS)
+    return [lines[at], *takewhile(lambda line: line.startswith(hanging), lines[at + 1 :])]
+
+
+async def test_a_decisions_options_wrap_under_the_first_and_rewrap_on_resize():
+    """Victim!'s six options do not fit 80 columns: they go on under the first option,
+    never at the left edge where the next decision starts, and take one line again on
+    a wider terminal."""
+    app = app_at("victim", VictimSettings(), "you,Expert,Bold", 469257226)
+    async with app.run_test(size=SIZE) as pilot:
+        review = await to_the_review(pilot, app)
+        narrow = options_of_first_costly(text(review))
+        assert len(narrow) == 2
+        assert all(len(line) <= SIZE[0] - 3 for line in narrow)  # padding and scrollbar
+        assert not narrow[1][len(OPTIONS)].isspace()
+        assert review.review is not None
+        decisions = [line for line in text(review).splitlines() if line.startswith("#")]
+        assert len(decisions) == len(review.review.mistakes())
+        await pilot.resize_terminal(160, SIZE[1])
+        await until(pilot, lambda: len(options_of_first_costly(text(review))) == 1)
+        assert options_of_first_costly(text(review))[0].split() == " ".join(narrow).split()
 
 
 def test_snapshot_review(snap_compare):
