@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
@@ -101,34 +102,52 @@ def units_of(game: str) -> str:
     return "laps" if game == "vigo" else GAMES[game].units
 
 
+def report_table(title: str) -> Table:
+    """A table of the reports: ruled under its header only, so that eight seats and
+    their intervals fit an 80-column terminal without wrapping a cell."""
+    return Table(
+        title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True
+    )
+
+
+def rate_interval(low: float, high: float) -> str:
+    """A rate's 95% interval, compact: 16.4-27.7% (a Wilson interval is not symmetric)."""
+    return f"{low:.1%}".removesuffix("%") + f"\N{EN DASH}{high:.1%}"
+
+
+def plus_minus(mean: float, low: float, high: float) -> str:
+    """A mean and its symmetric 95% interval: +0.81 ± 1.12."""
+    return f"{mean:+.2f} ± {(high - low) / 2:.2f}"
+
+
 def print_report(console: Console, result: SimResult) -> None:
     data = result.to_json()
     info = GAMES[result.game]
     unit = unit_of(result.game)
     stopped = f" (stopped; {result.requested:,} asked for)" if result.stopped else ""
-    table = Table(
-        title=f"{info.title}: {result.games:,} {unit}{'s' if result.games != 1 else ''}"
-        f"{stopped}, seed {result.seed}"
+    units = unit if result.games == 1 else units_of(result.game)
+    staked = " at stake 1" if result.game == "victim" else ""
+    table = report_table(
+        f"{info.title}: {result.games:,} {units}{staked}{stopped}, seed {result.seed}"
     )
     for column in ("entry", "temperament", "wins", "win rate", "95% interval"):
         table.add_column(column, justify="left" if column == "temperament" else "right")
-    table.add_column("net (match stake 1)" if result.game == "victim" else "net credits")
-    table.add_column("net per game (95% interval)", justify="right")
+    table.add_column("net" if result.game == "victim" else "net credits", justify="right")
+    table.add_column(f"net a {unit} (95%)", justify="right")
     for number, seat in enumerate(data["seats"], start=1):
-        low, high = seat["win_rate_ci95"]
         table.add_row(
             str(number),
             seat["temperament"],
             f"{seat['wins']:,}",
             f"{seat['win_rate']:.1%}",
-            f"{low:.1%} to {high:.1%}",
+            rate_interval(*seat["win_rate_ci95"]),
             f"{seat['net']:+,}",
-            "{:+.2f} ({:+.2f} to {:+.2f})".format(*seat["net_per_game"]),
+            plus_minus(*seat["net_per_game"]),
         )
     console.print(table)
 
     rates = [name for name in data["seats"][0]["behaviour"]]
-    behaviour = Table(title="How each entry played")
+    behaviour = report_table("How each entry played")
     behaviour.add_column("entry", justify="right")
     behaviour.add_column("temperament")
     for name in rates:
@@ -141,7 +160,8 @@ def print_report(console: Console, result: SimResult) -> None:
         )
     console.print(behaviour)
 
-    stats = Table(title="Game statistics", show_header=False)
+    stats = report_table("Game statistics")
+    stats.show_header = False
     for name, value in data["stats"].items():
         shown = f"{value:,.3f}" if isinstance(value, float) else f"{value:,}"
         stats.add_row(name.replace("_", " "), shown)

@@ -11,11 +11,17 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-from rich.table import Table
 
 from cantina.ai.temperament import Temperament
 from cantina.games import GAMES
-from cantina.sim_report import stop_on_interrupt, stopped_line, unit_of, units_of
+from cantina.sim_report import (
+    plus_minus,
+    report_table,
+    stop_on_interrupt,
+    stopped_line,
+    unit_of,
+    units_of,
+)
 from cantina.tournament import TournamentResult, tournament
 
 
@@ -78,15 +84,17 @@ def print_report(console: Console, result: TournamentResult) -> None:
     info = GAMES[result.game]
     unit = unit_of(result.game) if result.games == 1 else units_of(result.game)
     stopped = f" (stopped; {result.requested:,} asked for)" if result.stopped else ""
-    table = Table(
-        title=f"{info.title} tournament: {result.games:,} {unit}"
+    table = report_table(
+        f"{info.title} tournament: {result.games:,} {unit}"
         f"{stopped}, {result.seatings:,} seatings of {result.table_seats}, seed {result.seed}",
-        caption="Rating: Elo points above the field's average, from a fit of who won each "
-        "game (multiplayer Bradley-Terry), with its 95% interval.",
+    )
+    table.caption = (
+        "Rating: Elo points above the field's average, from a fit of who won each "
+        "game (multiplayer Bradley-Terry), with its 95% interval."
     )
     table.add_column("rank", justify="right")
     table.add_column("temperament")
-    for column in ("rating", "95% interval", "games", "win rate", "net per game (95%)"):
+    for column in ("rating", "95% interval", "games", "win rate", "net a game (95%)"):
         table.add_column(column, justify="right")
     for number, r in enumerate(result.ranked(), start=1):
         table.add_row(
@@ -96,7 +104,7 @@ def print_report(console: Console, result: TournamentResult) -> None:
             f"{r.low:+.0f} to {r.high:+.0f}",
             f"{r.games:,}",
             f"{r.wins / r.games:.1%}" if r.games else "-",
-            f"{r.net_per_game[0]:+.2f} ± {r.net_per_game[2] - r.net_per_game[0]:.2f}",
+            plus_minus(*r.net_per_game),
         )
     console.print(table)
     if result.no_winner:

@@ -99,6 +99,33 @@ def test_sim_prints_tables_on_a_terminal():
         assert text in out
 
 
+EIGHT_TEMPERAMENTS = "Expert,Bold,Superstitious,Cautious,Reckless,Rookie,Loyal,Treacherous"
+
+
+@pytest.mark.parametrize(
+    ("command", "heading"),
+    [
+        (("sim", "vigo", "--seats", EIGHT_TEMPERAMENTS), "Vigo's Favor: 40 laps, seed 5"),
+        (("sim", "victim", "--seats", "Superstitious,Treacherous,Expert"), "40 matches at"),
+        (("tournament", "vigo", "--jobs", "1"), "Vigo's Favor tournament: 40 laps"),
+    ],
+)
+def test_the_reports_fit_an_80_column_terminal_a_row_a_line(command, heading):
+    """Eight seats, the longest name among them, on 80 columns: every seat's row is one
+    line, its name whole and its intervals on it (rich wrapped each cell over three
+    lines, and cut "Superstitious" short). A Victim! run says "matches", not "matchs"."""
+    done = cantina(
+        *command, "--games", "40", "--seed", "5", env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"}
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(heading in line for line in lines)
+    assert all(len(line) <= 80 for line in lines)
+    rows = [line for line in lines if "Superstitious" in line]
+    assert rows and all("±" in line and "%" in line for line in rows[:1])
+    assert not any("…" in line for line in lines)
+
+
 def test_watch_narrates_a_whole_game():
     done = cantina(
         "watch", "victim", "--seats", "Expert,Treacherous,Loyal", "--seed", "3", "--delay", "0"
