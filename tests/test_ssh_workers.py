@@ -415,6 +415,51 @@ async def test_sessions_from_one_address_are_counted_over_both_workers(
         await host.stop()
 
 
+class Lost(asyncssh.SSHClient):
+    """An asyncssh client that keeps why its connection ended (after its login)."""
+
+    def __init__(self) -> None:
+        self.lost: asyncio.Future[Exception | None] = asyncio.get_event_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.lost.done():
+            self.lost.set_result(exc)
+
+
+async def test_logged_in_connections_from_one_address_are_counted_over_both_workers(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--per-address 1 (so 2 logged-in connections an address): one on each worker, and
+    a third is refused at its login with the host's line, though its worker holds one."""
+    host = await limited(keys, redis_server.url, "--per-address", "1")
+    port = port_of(host)
+    links = []
+    try:
+        for user in ("p0", "p1"):
+            links.append(await connect(keys, port, user))
+        await host.expect("as 'p1'")
+        took = host.logins()
+        assert took["p0"] != took["p1"], took
+        third, client = await asyncssh.create_connection(
+            Lost,
+            "127.0.0.1",
+            port,
+            username="p2",
+            client_keys=[str(keys.player)],
+            known_hosts=None,
+            agent_path=None,
+        )
+        links.append((third, ""))
+        refused = await asyncio.wait_for(client.lost, 20)
+        assert isinstance(refused, asyncssh.DisconnectError)
+        assert refused.reason.startswith("cantina: too many connections from your address")
+    finally:
+        for conn, _ in links:
+            conn.close()
+        await host.stop()
+
+
 async def test_the_cantina_is_full_over_both_workers_for_an_openssh_client(
     keys: Keys,
     redis_server,  # noqa: F811

@@ -620,9 +620,10 @@ class Supervisor:
                 said = b""
             if not said:  # it has ended: its sentinel says so
                 return
-            word, *numbers = said.decode(errors="replace").split()
-            if not numbers or not all(n.isdigit() for n in numbers):
+            word, *numbers = [*said.decode(errors="replace").split(), ""][:3]
+            if not all(n.isdigit() for n in numbers if n) or not numbers[0]:
                 continue
+            numbers = [n for n in numbers if n]
             last = int(numbers[-1])
             if word == TAKEN and worker.untaken:
                 worker.untaken.popleft()
