@@ -620,10 +620,9 @@ class Supervisor:
                 said = b""
             if not said:  # it has ended: its sentinel says so
                 return
-            word, *numbers = [*said.decode(errors="replace").split(), ""][:3]
-            if not all(n.isdigit() for n in numbers if n) or not numbers[0]:
-                continue
-            numbers = [n for n in numbers if n]
+            word, *numbers = said.decode(errors="replace").split() or [""]
+            if not numbers or len(numbers) > 2 or not all(n.isdigit() for n in numbers):
+                continue  # not a word of ours
             last = int(numbers[-1])
             if word == TAKEN and worker.untaken:
                 worker.untaken.popleft()
