@@ -20,10 +20,11 @@ import asyncssh
 import pytest
 import test_ssh
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
-from ssh_clients import OpenSSH, Terminal
+from ssh_clients import OpenSSH, Terminal, plain
 from test_ssh import Keys, needs_openssh
 
 from cantina.ssh.keys import fingerprint, load_or_create_host_key
+from cantina.ssh.limits import Limits
 
 pytestmark = [needs_openssh, needs_redis]
 
@@ -552,3 +553,54 @@ async def test_the_early_drop_counts_connections_logging_in_on_both_workers(
         for writer, _ in held:
             writer.close()
         await host.stop()
+
+
+class StopsParent(asyncssh.SSHClient):
+    """A client that stops the parent of the workers (SIGSTOP) as it begins its login, so
+    the worker's question about that login waits, and the client's session opens first."""
+
+    def __init__(self, parent: int, key: Path) -> None:
+        self.parent = parent
+        self.key: Path | None = key
+
+    def public_key_auth_requested(self) -> list[Path]:
+        key, self.key = self.key, None
+        if key is None:
+            return []
+        os.kill(self.parent, signal.SIGSTOP)
+        return [key]
+
+
+async def test_a_session_opened_before_its_login_was_counted_waits_and_then_lasts(
+    keys: Keys,
+    workers: Workers,
+):
+    """The worker asks the parent about a login; the client's session may open before
+    the answer (here the parent is stopped meanwhile): the session waits for it, then
+    runs, and lasts past the no-session time (20 s), which its login armed."""
+    port = port_of(workers)
+    parent = workers.process.pid
+    try:
+        conn, _ = await asyncssh.create_connection(
+            lambda: StopsParent(parent, keys.player),
+            "127.0.0.1",
+            port,
+            username="early",
+            client_keys=[],  # (any of this user's own first) then StopsParent's
+            known_hosts=None,
+            agent_path=None,
+        )
+        _, terminal = await conn.create_session(
+            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+        )
+        await asyncio.sleep(0.5)
+        assert "shared tables" not in plain(bytes(terminal.output)), "it waits for the answer"
+    finally:
+        os.kill(parent, signal.SIGCONT)
+    try:
+        await terminal.expect("shared tables")
+        await asyncio.sleep(Limits().no_session_timeout + 2)
+        assert not terminal.closed.is_set(), workers.log[-800:]
+        assert "no session was opened" not in workers.log
+    finally:
+        conn.close()

@@ -591,6 +591,7 @@ class Gate(asyncssh.SSHServer):
         if why:
             return self.refuse(why, FULL)
         self.logged_in = True
+        self._await_session("no session was opened")  # before a channel can open
         counts = self.host.counts
         if counts is not None and self.handed is not None:
             self.admitted = asyncio.get_running_loop().create_future()
@@ -598,23 +599,23 @@ class Gate(asyncssh.SSHServer):
                 self._ask_to_stay(counts, self.handed, self.admitted)
             )
             return
-        self._stays()
+        self._logged()
 
     async def _ask_to_stay(
         self, counts: Counts, handed: Handed, admitted: asyncio.Future[bool]
     ) -> None:
-        """Logged in on a worker: the parent counts it, or says why there is no room."""
+        """Logged in on a worker: the parent counts it, or says why there is no room
+        (meanwhile its client may have opened a session, which waits for the answer)."""
         why = await counts.login(handed)
         admitted.set_result(why is None)
         if why:
             self.refuse(why, FULL)
         elif not self.ended:
-            self._stays()
+            self._logged()
 
-    def _stays(self) -> None:
+    def _logged(self) -> None:
         shown = "guest" if self.identity.startswith("guest:") else self.identity
         log.info("login %s %s as %r", self.address, shown, self.username)
-        self._await_session("no session was opened")
 
     def connection_requested(self, *args: Any) -> bool:
         self.refuse("port forwarding is not offered here")
