@@ -604,3 +604,29 @@ async def test_a_session_opened_before_its_login_was_counted_waits_and_then_last
         assert "no session was opened" not in workers.log
     finally:
         conn.close()
+
+
+async def test_a_worker_killed_with_minus_9_takes_its_sessions_counts_with_it(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--per-address 2, a session on each worker: the one worker killed with -9, its
+    session no longer counts, so a new session from that address is let in (on the
+    other worker, while the dead one is replaced)."""
+    host = await limited(keys, redis_server.url, "--per-address", "2")
+    port = port_of(host)
+    links: list[tuple[asyncssh.SSHClientConnection, Terminal]] = []
+    try:
+        for user in ("p0", "p1"):
+            links.append(await session(keys, port, user))
+            await links[-1][1].expect("shared tables")
+        dead = host.logins()["p0"]
+        os.kill(dead, signal.SIGKILL)
+        await host.expect(rf"\(pid {dead}\) ended after \d+ s: killed by SIGKILL")
+        links.append(await session(keys, port, "p2"))
+        await links[-1][1].expect("shared tables")
+        assert host.logins()["p2"] != dead
+    finally:
+        for conn, _ in links:
+            conn.close()
+        await host.stop()
