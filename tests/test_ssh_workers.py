@@ -1,8 +1,8 @@
 """`cantina serve --workers 2` as a real process tree, with a real Redis and real SSH
 clients on 127.0.0.1: connections to its one port land on both workers, evenly, each on
 the one with fewer, every one sees the one host key, a stopped worker is given no more,
-a worker killed with -9 leaves the other serving (and is started again), and SIGTERM or
-Ctrl-C stops every worker."""
+a worker killed with -9 leaves the other serving (and is started again), SIGTERM or
+Ctrl-C stops every worker, and the limits are the whole host's, not each worker's."""
 
 from __future__ import annotations
 
@@ -20,10 +20,11 @@ import asyncssh
 import pytest
 import test_ssh
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
-from ssh_clients import OpenSSH
+from ssh_clients import OpenSSH, Terminal, plain
 from test_ssh import Keys, needs_openssh
 
 from cantina.ssh.keys import fingerprint, load_or_create_host_key
+from cantina.ssh.limits import Limits
 
 pytestmark = [needs_openssh, needs_redis]
 
@@ -50,7 +51,7 @@ class Workers:
         assert len(self.pids) == int(found.group(1))
 
     @classmethod
-    async def start(cls, keys: Keys, port: int, url: str, count: int = 2) -> Workers:
+    async def start(cls, keys: Keys, port: int, url: str, count: int = 2, *options: str) -> Workers:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -66,6 +67,7 @@ class Workers:
             url,
             "--workers",
             str(count),
+            *options,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -150,7 +152,9 @@ async def test_connections_to_one_port_land_on_both_workers_with_one_host_key(
     port = port_of(workers)
     host_key = fingerprint(load_or_create_host_key(keys.host_key))
     assert f"host key fingerprint {host_key}" in workers.said
-    assert re.search(r"\d+ sessions, .* \(each worker's\)", workers.said), workers.said
+    assert re.search(r"\d+ sessions, .* \(the whole host's, over its workers\)", workers.said), (
+        workers.said
+    )
     assert all(alive(pid) for pid in workers.pids)
     links = [await connect(keys, port, f"p{i}") for i in range(16)]
     try:
@@ -348,3 +352,281 @@ async def test_a_second_serve_with_workers_on_a_port_in_use_is_refused(
         f"cantina: --port {port} on 127.0.0.1: Address already in use"
     ], err
     assert out == b""
+
+
+# --- the limits are the whole host's -------------------------------------------------------
+
+
+async def limited(keys: Keys, url: str, *options: str) -> Workers:
+    return await Workers.start(keys, free_port(), url, 2, *options)
+
+
+async def session(
+    keys: Keys, port: int, user: str
+) -> tuple[asyncssh.SSHClientConnection, Terminal]:
+    """A player's terminal: a PTY on a shell, through an asyncssh client."""
+    conn, _ = await connect(keys, port, user)
+    _, terminal = await conn.create_session(
+        Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+    )
+    return conn, terminal
+
+
+async def test_sessions_from_one_address_are_counted_over_both_workers(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--per-address 2: two sessions, one on each worker (each the worker's first), and a
+    third is refused in one line though its worker holds only one (each worker counting
+    its own let it in); once one ends, a new one is let in, on either worker."""
+    host = await limited(keys, redis_server.url, "--per-address", "2")
+    port = port_of(host)
+    links: list[tuple[asyncssh.SSHClientConnection, Terminal]] = []
+    try:
+        for user in ("p0", "p1"):
+            links.append(await session(keys, port, user))
+            await links[-1][1].expect("shared tables")
+        took = host.logins()
+        assert took["p0"] != took["p1"], took  # one on each worker
+        conn, third = await session(keys, port, "p2")
+        links.append((conn, third))
+        await asyncio.wait_for(third.closed.wait(), 20)
+        assert b"cantina: too many sessions from your address" in third.errors
+        await host.expect(r"refused 127\.0\.0\.1 \S+ 'p2': too many sessions from your address")
+
+        links[0][0].close()  # p0 leaves: its worker tells the parent
+        await host.expect(r"disconnect 127\.0\.0\.1 \S+ 'p0'")
+        late = None
+        for _ in range(20):  # the parent hears of it within a turn of the worker's loop
+            conn, late = await session(keys, port, "p3")
+            links.append((conn, late))
+            done = asyncio.create_task(late.closed.wait())
+            shown = asyncio.create_task(late.expect("shared tables"))
+            await asyncio.wait([done, shown], return_when=asyncio.FIRST_COMPLETED, timeout=20)
+            done.cancel()
+            if shown.done() and shown.exception() is None:
+                break
+            shown.cancel()
+            await asyncio.sleep(0.2)
+        else:
+            raise AssertionError("no session let in once one had ended")
+    finally:
+        for conn, _ in links:
+            conn.close()
+        await host.stop()
+
+
+class Lost(asyncssh.SSHClient):
+    """An asyncssh client that keeps why its connection ended (after its login)."""
+
+    def __init__(self) -> None:
+        self.lost: asyncio.Future[Exception | None] = asyncio.get_event_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.lost.done():
+            self.lost.set_result(exc)
+
+
+async def test_logged_in_connections_from_one_address_are_counted_over_both_workers(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--per-address 1 (so 2 logged-in connections an address): one on each worker, and
+    a third is refused at its login with the host's line, though its worker holds one."""
+    host = await limited(keys, redis_server.url, "--per-address", "1")
+    port = port_of(host)
+    links = []
+    try:
+        for user in ("p0", "p1"):
+            links.append(await connect(keys, port, user))
+        await host.expect("as 'p1'")
+        took = host.logins()
+        assert took["p0"] != took["p1"], took
+        third, client = await asyncssh.create_connection(
+            Lost,
+            "127.0.0.1",
+            port,
+            username="p2",
+            client_keys=[str(keys.player)],
+            known_hosts=None,
+            agent_path=None,
+        )
+        links.append((third, ""))
+        refused = await asyncio.wait_for(client.lost, 20)
+        assert isinstance(refused, asyncssh.DisconnectError)
+        assert refused.reason.startswith("cantina: too many connections from your address")
+    finally:
+        for conn, _ in links:
+            conn.close()
+        await host.stop()
+
+
+async def test_the_cantina_is_full_over_both_workers_for_an_openssh_client(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--max-sessions 2: with one session on each worker, a real OpenSSH client's is
+    refused with the host's line."""
+    host = await limited(keys, redis_server.url, "--max-sessions", "2")
+    port = port_of(host)
+    links: list[tuple[asyncssh.SSHClientConnection, Terminal]] = []
+    try:
+        for user in ("p0", "p1"):
+            links.append(await session(keys, port, user))
+            await links[-1][1].expect("shared tables")
+        ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
+        try:
+            await asyncio.wait_for(ssh.process.wait(), 30)
+            assert "cantina: the cantina is full; try again later" in ssh.errors.decode()
+        finally:
+            ssh.kill()
+    finally:
+        for conn, _ in links:
+            conn.close()
+        await host.stop()
+
+
+async def hold_logging_in(port: int, version: bool) -> tuple[asyncio.StreamWriter, bytes]:
+    """A connection that stays before its login: it sends an SSH version (a client
+    still starting) or nothing (a socket held open); what the host sent it so far."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    if version:
+        writer.write(b"SSH-2.0-stalled\r\n")
+        await writer.drain()
+    said = await asyncio.wait_for(reader.readline(), 10)  # the host's version: it is served
+    return writer, said
+
+
+async def test_connections_logging_in_from_one_address_are_counted_over_both_workers(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--startups-per-address 2: two clients stalled after their SSH version, one on each
+    worker, and a third connection from their address is refused with the host's line;
+    once the two are sockets that never sent a version, one makes way for a player."""
+    host = await limited(keys, redis_server.url, "--startups-per-address", "2")
+    port = port_of(host)
+    held = []
+    try:
+        for _ in range(2):
+            held.append(await hold_logging_in(port, version=True))
+        assert all(said.startswith(b"SSH-2.0-") for _, said in held)
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            await connect(keys, port, "p0")
+        assert refused.value.reason.startswith(
+            "cantina: too many connections from your address are logging in; try again later"
+        )
+        for writer, _ in held:
+            writer.close()
+        await host.expect(r"(?s)(disconnect 127\.0\.0\.1 \(not logged in\).*){2}")
+        await asyncio.sleep(0.5)  # the workers have told the parent
+
+        held = [await hold_logging_in(port, version=False) for _ in range(2)]
+        await asyncio.sleep(1.2)  # silent past SILENT_MAKES_WAY
+        conn, _ = await connect(keys, port, "p1")
+        conn.close()
+        await host.expect("made way for a new connection")
+    finally:
+        for writer, _ in held:
+            writer.close()
+        await host.stop()
+
+
+async def test_the_early_drop_counts_connections_logging_in_on_both_workers(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--max-startups 2:100:2: with two clients logging in, one on each worker, a third
+    connection is dropped with the host's line (each worker, holding one, would not)."""
+    host = await limited(keys, redis_server.url, "--max-startups", "2:100:2")
+    port = port_of(host)
+    held = []
+    try:
+        for _ in range(2):
+            held.append(await hold_logging_in(port, version=True))
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            await connect(keys, port, "p0")
+        assert refused.value.reason.startswith(
+            "cantina: too many connections are logging in; try again later"
+        )
+    finally:
+        for writer, _ in held:
+            writer.close()
+        await host.stop()
+
+
+class StopsParent(asyncssh.SSHClient):
+    """A client that stops the parent of the workers (SIGSTOP) as it begins its login, so
+    the worker's question about that login waits, and the client's session opens first."""
+
+    def __init__(self, parent: int, key: Path) -> None:
+        self.parent = parent
+        self.key: Path | None = key
+
+    def public_key_auth_requested(self) -> list[Path]:
+        key, self.key = self.key, None
+        if key is None:
+            return []
+        os.kill(self.parent, signal.SIGSTOP)
+        return [key]
+
+
+async def test_a_session_opened_before_its_login_was_counted_waits_and_then_lasts(
+    keys: Keys,
+    workers: Workers,
+):
+    """The worker asks the parent about a login; the client's session may open before
+    the answer (here the parent is stopped meanwhile): the session waits for it, then
+    runs, and lasts past the no-session time (20 s), which its login armed."""
+    port = port_of(workers)
+    parent = workers.process.pid
+    try:
+        conn, _ = await asyncssh.create_connection(
+            lambda: StopsParent(parent, keys.player),
+            "127.0.0.1",
+            port,
+            username="early",
+            client_keys=[],  # (any of this user's own first) then StopsParent's
+            known_hosts=None,
+            agent_path=None,
+        )
+        _, terminal = await conn.create_session(
+            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+        )
+        await asyncio.sleep(0.5)
+        assert "shared tables" not in plain(bytes(terminal.output)), "it waits for the answer"
+    finally:
+        os.kill(parent, signal.SIGCONT)
+    try:
+        await terminal.expect("shared tables")
+        await asyncio.sleep(Limits().no_session_timeout + 2)
+        assert not terminal.closed.is_set(), workers.log[-800:]
+        assert "no session was opened" not in workers.log
+    finally:
+        conn.close()
+
+
+async def test_a_worker_killed_with_minus_9_takes_its_sessions_counts_with_it(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--per-address 2, a session on each worker: the one worker killed with -9, its
+    session no longer counts, so a new session from that address is let in (on the
+    other worker, while the dead one is replaced)."""
+    host = await limited(keys, redis_server.url, "--per-address", "2")
+    port = port_of(host)
+    links: list[tuple[asyncssh.SSHClientConnection, Terminal]] = []
+    try:
+        for user in ("p0", "p1"):
+            links.append(await session(keys, port, user))
+            await links[-1][1].expect("shared tables")
+        dead = host.logins()["p0"]
+        os.kill(dead, signal.SIGKILL)
+        await host.expect(rf"\(pid {dead}\) ended after \d+ s: killed by SIGKILL")
+        links.append(await session(keys, port, "p2"))
+        await links[-1][1].expect("shared tables")
+        assert host.logins()["p2"] != dead
+    finally:
+        for conn, _ in links:
+            conn.close()
+        await host.stop()

@@ -34,6 +34,20 @@ def early_drop(waiting: int, startups: Startups, draw: float) -> bool:
 
 STARTUPS = Startups(16, 30, 64)
 
+# What a client is told when there is no room for it (the host's, or with `--workers` the
+# parent's, which holds the counts of every worker).
+CANTINA_FULL = "the cantina is full; try again later"
+ADDRESS_SESSIONS = "too many sessions from your address"
+ADDRESS_CONNECTIONS = "too many connections from your address"
+ADDRESS_LOGGING_IN = "too many connections from your address are logging in; try again later"
+ALL_LOGGING_IN = "too many connections are logging in; try again later"
+
+
+def too_fast_line(session_rate: float) -> str:
+    """What an address that starts new sessions faster than `session_rate` is told."""
+    wait = max(1, round(1 / session_rate))
+    return f"new sessions from your address come too fast; try again in {wait} s"
+
 
 @dataclass(frozen=True)
 class Limits:

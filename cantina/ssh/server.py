@@ -19,7 +19,7 @@ from collections import Counter
 from contextvars import copy_context
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncssh
 
@@ -31,7 +31,18 @@ from cantina.seating import clean_name
 from cantina.ssh.asyncssh_compat import connection_transport
 from cantina.ssh.budget import OWNER, Budgets, InputPacer, ReadPacer, WorkBudget, WorkMeter
 from cantina.ssh.keys import fingerprint
-from cantina.ssh.limits import InputBudget, InputGate, Limits, early_drop
+from cantina.ssh.limits import (
+    ADDRESS_CONNECTIONS,
+    ADDRESS_LOGGING_IN,
+    ADDRESS_SESSIONS,
+    ALL_LOGGING_IN,
+    CANTINA_FULL,
+    InputBudget,
+    InputGate,
+    Limits,
+    early_drop,
+    too_fast_line,
+)
 from cantina.store.campaigns import CampaignKeeper, RedisCampaigns
 from cantina.store.memory import InProcessStore, TableStore
 from cantina.store.redis_store import RedisStore
@@ -103,6 +114,35 @@ class HostOptions:
     each connection and hands it to the worker with the fewest (`Host.adopt`)."""
 
 
+@dataclass(frozen=True)
+class Handed:
+    """A connection the parent of `--workers` accepted and handed to this worker: its
+    number there, and what the parent, which counts every worker's connections, made of
+    it: a refusal to tell it, or that its address is at its cap of connections logging in
+    (`crowded`: one of its that never sent an SSH version here makes way, else it is
+    refused)."""
+
+    number: int
+    refusal: str = ""
+    crowded: bool = False
+
+
+class Counts(Protocol):
+    """The counts the limits are held to over every worker of `--workers` (kept by their
+    parent): a worker asks before a login or a session counts, and tells when a session
+    it was granted ends (a connection's end is told with the connection's)."""
+
+    async def login(self, handed: Handed) -> str | None:
+        """Why this logged-in connection may not stay, or None (it counts)."""
+        ...
+
+    async def session(self, handed: Handed) -> str | None:
+        """Why a new session on this connection may not start, or None (it counts)."""
+        ...
+
+    def session_ended(self, handed: Handed) -> None: ...
+
+
 def player_name(identity: str) -> str:
     """A keyed player's name for their campaigns (a folder, or Redis keys): their key's
     fingerprint, hashed (so nothing in it reaches a path or a key as it was typed)."""
@@ -153,6 +193,9 @@ class Host:
         self._sweeper: asyncio.Task[None] | None = None
         self.mutes = MuteBook()
         """Whom each player has muted, kept across their connections (chat.py)."""
+        self.counts: Counts | None = None
+        """With `--workers`, the parent's counts over every worker, asked before a login
+        or a session counts (the limits are the whole host's); None: this host's own."""
 
     def player_saves(self, identity: str) -> Path | None:
         """Where this player's campaigns are kept: a folder named for their key's
@@ -189,6 +232,8 @@ class Host:
         among those waiting). Per address first: at its cap, the oldest of its connections
         that never sent an SSH version (a socket held open, not a client) makes way;
         then, over all addresses, OpenSSH's random early drop."""
+        if gate.handed is not None:
+            return self.handed_in(gate, gate.handed)
         if self.too_fast(gate.address):  # no session to give it: spare the key exchange
             return self.too_fast_line()
         held = self.waiting.setdefault(gate.address, [])
@@ -198,12 +243,29 @@ class Host:
             if silent is None:
                 if not held:
                     del self.waiting[gate.address]
-                return "too many connections from your address are logging in; try again later"
+                return ADDRESS_LOGGING_IN
         if early_drop(self.waiting_count, self.limits.startups, self.random.random()):
             if not held:
                 del self.waiting[gate.address]
-            return "too many connections are logging in; try again later"
+            return ALL_LOGGING_IN
         if silent is not None:
+            silent.close("made way for a new connection (it never sent its SSH version)")
+        held.append(gate)
+        return None
+
+    def handed_in(self, gate: Gate, handed: Handed) -> str | None:
+        """`room_to_log_in` for a connection handed by the parent of `--workers`, which
+        has counted it already: refused as it said, or (its address at its cap) in place
+        of a connection of that address here that never sent an SSH version."""
+        if handed.refusal:
+            return handed.refusal
+        held = self.waiting.setdefault(gate.address, [])
+        if handed.crowded:
+            silent = next((g for g in held if g.silent_for() >= SILENT_MAKES_WAY), None)
+            if silent is None:
+                if not held:
+                    del self.waiting[gate.address]
+                return ADDRESS_LOGGING_IN
             silent.close("made way for a new connection (it never sent its SSH version)")
         held.append(gate)
         return None
@@ -212,10 +274,12 @@ class Host:
         """A connection that has logged in: no longer waiting, and counted among those
         logged in; or why there is no room for it (and it counts nowhere)."""
         self.stop_waiting(gate)
-        if self.logged_in.total() >= self.limits.max_connections:
-            return "the cantina is full; try again later"
-        if self.logged_in[gate.address] >= self.limits.connections_per_address:
-            return "too many connections from your address"
+        if self.counts is not None:  # the parent of `--workers` holds the counts, and asks
+            pass
+        elif self.logged_in.total() >= self.limits.max_connections:
+            return CANTINA_FULL
+        elif self.logged_in[gate.address] >= self.limits.connections_per_address:
+            return ADDRESS_CONNECTIONS
         self.logged_in[gate.address] += 1
         return None
 
@@ -234,9 +298,9 @@ class Host:
     def room_for(self, address: str) -> str | None:
         """Why a new session from `address` may not start now, or None."""
         if len(self.sessions) >= self.limits.max_sessions:
-            return "the cantina is full; try again later"
+            return CANTINA_FULL
         if self.by_address[address] >= self.limits.per_address:
-            return "too many sessions from your address"
+            return ADDRESS_SESSIONS
         limits = self.limits
         starts = self.session_starts.get(address)
         if starts is None:
@@ -253,8 +317,7 @@ class Host:
         return starts is not None and starts.take(0) == 0 and starts.tokens < 1
 
     def too_fast_line(self) -> str:
-        wait = max(1, round(1 / self.limits.session_rate))
-        return f"new sessions from your address come too fast; try again in {wait} s"
+        return too_fast_line(self.limits.session_rate)
 
     def started(self, session: Session) -> None:
         self.sessions.add(session)
@@ -262,6 +325,7 @@ class Host:
 
     def ended(self, session: Session) -> None:
         if session in self.sessions:
+            session.uncount()
             self.sessions.discard(session)
             self.by_address[session.gate.address] -= 1
             if self.by_address[session.gate.address] <= 0:
@@ -311,11 +375,13 @@ class Host:
             )
         self._sweeper = asyncio.create_task(self.sweep())
 
-    async def adopt(self, sock: socket.socket) -> None:
+    async def adopt(self, sock: socket.socket, handed: Handed | None = None) -> None:
         """Serve a connection accepted elsewhere (`handed`), as if this host had accepted
         it, until it ends (asyncssh.Error or OSError if it ends before the login)."""
         assert self._handed is not None
-        conn = await asyncssh.run_server(sock, options=self._handed)
+        conn = await asyncssh.run_server(
+            sock, options=self._handed, server_factory=lambda: Gate(self, handed)
+        )
         await conn.wait_closed()
 
     @property
@@ -354,8 +420,13 @@ class Host:
 class Gate(asyncssh.SSHServer):
     """One connection: its address, its proof of identity, what it may ask for."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Host, handed: Handed | None = None) -> None:
         self.host = host
+        self.handed = handed
+        """How the parent of `--workers` handed it over (None: accepted here)."""
+        self.admitted: asyncio.Future[bool] | None = None
+        """With `--workers`, whether the parent let it stay once logged in (it asks)."""
+        self._asking: asyncio.Task[None] | None = None
         self.conn: asyncssh.SSHServerConnection | None = None
         self.address = "?"
         self.username = "Player"
@@ -520,9 +591,31 @@ class Gate(asyncssh.SSHServer):
         if why:
             return self.refuse(why, FULL)
         self.logged_in = True
+        self._await_session("no session was opened")  # before a channel can open
+        counts = self.host.counts
+        if counts is not None and self.handed is not None:
+            self.admitted = asyncio.get_running_loop().create_future()
+            self._asking = asyncio.create_task(
+                self._ask_to_stay(counts, self.handed, self.admitted)
+            )
+            return
+        self._logged()
+
+    async def _ask_to_stay(
+        self, counts: Counts, handed: Handed, admitted: asyncio.Future[bool]
+    ) -> None:
+        """Logged in on a worker: the parent counts it, or says why there is no room
+        (meanwhile its client may have opened a session, which waits for the answer)."""
+        why = await counts.login(handed)
+        admitted.set_result(why is None)
+        if why:
+            self.refuse(why, FULL)
+        elif not self.ended:
+            self._logged()
+
+    def _logged(self) -> None:
         shown = "guest" if self.identity.startswith("guest:") else self.identity
         log.info("login %s %s as %r", self.address, shown, self.username)
-        self._await_session("no session was opened")
 
     def connection_requested(self, *args: Any) -> bool:
         self.refuse("port forwarding is not offered here")
@@ -567,6 +660,8 @@ class Session(asyncssh.SSHServerSession):
         """This session's share of the host's time, once it runs (None: unlimited)."""
         self.pacer = InputPacer(None, self._feed, self._give_size)
         """Where input and window changes wait while the session is over its budget."""
+        self.counted = False
+        """Counted by the parent of `--workers` (told when it ends)."""
         self.last_input = asyncio.get_event_loop().time()
 
     # --- what the client asks for ----------------------------------------------------------
@@ -599,9 +694,39 @@ class Session(asyncssh.SSHServerSession):
             return self.refuse(refusal)
         if self.chan.get_terminal_type() is None:
             return self.refuse("the cantina needs a terminal: connect with ssh -t")
+        counts, handed = self.host.counts, self.gate.handed
+        if counts is not None and handed is not None:
+            self.task = asyncio.create_task(self._ask_to_start(counts, handed))
+            return
         full = self.host.room_for(self.gate.address)
         if full:
             return self.refuse(full)
+        self.begin()
+
+    async def _ask_to_start(self, counts: Counts, handed: Handed) -> None:
+        """On a worker: the parent counts this session over every worker, or says why
+        there is no room (its connection first, if that is still being asked about)."""
+        admitted = self.gate.admitted
+        if admitted is not None and not await admitted:
+            return  # its connection was refused: it closes
+        why = await counts.session(handed)
+        self.counted = why is None
+        if self.closed:  # gone while asking
+            self.uncount()
+        elif why:
+            self.refuse(why)
+        else:
+            self.begin()
+
+    def uncount(self) -> None:
+        """Tell the parent of `--workers` that this session it counted has ended."""
+        counts, handed = self.host.counts, self.gate.handed
+        if self.counted and counts is not None and handed is not None:
+            self.counted = False
+            counts.session_ended(handed)
+
+    def begin(self) -> None:
+        """Run the app: this session counts now, with its share of the host's time."""
         self.host.started(self)
         if self.host.budgets.enabled:
             self.budget = self.pacer.budget = self.host.budgets.open(self.gate.address)

@@ -10,6 +10,16 @@ anywhere from 20/21 to 12/29, and one listening socket shared by the workers wen
 whichever was idle first (16/0); a worker that has not taken a connection handed to it
 in STUCK seconds (stopped, or stalled) is given no more until it takes it. The workers
 share the lobby and the tables through the Redis store, which is why it is required.
+
+The limits are the whole host's, as with one process (`--per-address 8` is 8 sessions
+from one address, whichever workers they land on): the parent, which sees every
+connection, holds the counts (`Ledger`). It refuses a connection as it accepts it when
+the host would (its address starting sessions too fast, too many connections logging
+in: the early drop), by handing it with its refusal to a worker that tells the client
+in one line, as the host does; and a worker asks it, over their socket pair, before a
+logged-in connection or a new session counts (the answer is a turn of the parent's
+loop away), and tells it when a session or a connection ends. A worker that dies takes
+its counts with it.
 The parent also supervises: Ctrl-C or SIGTERM stops every worker cleanly (each closes
 its sessions and tables), and a worker that dies is reported in one log line and started
 again (meanwhile the others take every connection).
@@ -25,11 +35,13 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import random
 import signal
 import socket
 import sys
 import time
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -38,6 +50,17 @@ from types import FrameType
 import asyncssh
 
 from cantina.ssh.keys import host_key_path, load_or_create_host_key, read_authorized_keys
+from cantina.ssh.limits import (
+    ADDRESS_CONNECTIONS,
+    ADDRESS_LOGGING_IN,
+    ADDRESS_SESSIONS,
+    ALL_LOGGING_IN,
+    CANTINA_FULL,
+    InputBudget,
+    Limits,
+    early_drop,
+    too_fast_line,
+)
 from cantina.ssh.serve import (
     admits_somebody,
     banner,
@@ -48,7 +71,7 @@ from cantina.ssh.serve import (
     tune_collector,
     warm_up,
 )
-from cantina.ssh.server import Host, HostOptions
+from cantina.ssh.server import Handed, Host, HostOptions
 
 log = logging.getLogger("cantina.ssh")
 
@@ -71,10 +94,31 @@ ACCEPTS = 64
 """Connections accepted at most in one go before the workers' news is read again."""
 ACCEPT_PAUSE = 0.1
 """Seconds the parent waits after an accept failed (out of file descriptors, say)."""
-TAKEN = b"t"
-"""A worker to its parent: a connection handed over is now being served."""
-ENDED = b"e"
-"""A worker to its parent: a connection handed over has ended."""
+# What the parent and a worker say over their socket pair (one packet each; NUMBER is
+# the connection's, as the parent numbered it when handing it over):
+HAND = "c"
+"""`c NUMBER HOW [REFUSAL]`, with the connection's descriptor: serve it (HOW `-`), refuse
+it with REFUSAL (`r`), or let it in only in place of a silent one of its address (`w`)."""
+ANSWER = "a"
+"""`a ASK [REFUSAL]`: the parent's answer to a worker's ask (no refusal: it counts)."""
+TAKEN = "t"
+"""`t NUMBER`: a connection handed over is now being served."""
+ENDED = "e"
+"""`e NUMBER`: a connection handed over has ended (with its login and sessions)."""
+LOGIN = "l"
+"""`l ASK NUMBER`: may this connection, logged in, stay?"""
+SESSION = "s"
+"""`s ASK NUMBER`: may a new session start on this connection?"""
+FINISHED = "f"
+"""`f NUMBER`: a session of this connection that the parent counted has ended."""
+PACKET = 1024
+"""The longest message either sends."""
+ASK_TIMEOUT = 5.0
+"""Seconds a worker waits for its parent's answer before letting the login or session
+in all the same (the parent answers within a turn of its loop; this is for a parent
+that is going away, so that nobody waits on it forever)."""
+FORGET_EVERY = 10.0
+"""Seconds between the parent's sweeps of addresses whose session budget is full."""
 
 
 class Stopped(Exception):
@@ -133,42 +177,231 @@ def worker_main(
 
 def take_handed(host: Host, hand: socket.socket) -> None:
     """Serve each connection the parent hands over this worker's end of the pair, and
-    tell the parent when one is taken and when it ends (it counts them to share out)."""
+    tell the parent when one is taken and when it ends (it counts them to share out);
+    the host asks the parent before a login or a session counts (`ParentCounts`)."""
     loop = asyncio.get_running_loop()
     hand.setblocking(False)
     serving: set[asyncio.Task[None]] = set()
 
-    def tell(word: bytes) -> None:
+    def tell(*words: object) -> None:
         with contextlib.suppress(OSError):  # the parent is gone: this worker ends too
-            hand.send(word)
+            hand.send(" ".join(str(w) for w in words).encode())
 
-    async def serve(sock: socket.socket) -> None:
+    counts = host.counts = ParentCounts(tell)
+
+    async def serve(sock: socket.socket, handed: Handed) -> None:
         try:
-            await host.adopt(sock)
+            await host.adopt(sock, handed)
         except (asyncssh.Error, OSError, TimeoutError):
             pass  # ended before the login: its Gate has logged why
         finally:
             sock.close()
-            tell(ENDED)
+            tell(ENDED, handed.number)
 
     def handed() -> None:
         while True:
             try:
-                said, fds, _, _ = socket.recv_fds(hand, 16, 8)
+                said, fds, _, _ = socket.recv_fds(hand, PACKET, 8)
             except BlockingIOError:
                 return
             except OSError:
                 said, fds = b"", []
             if not said and not fds:  # the parent has closed its end
                 loop.remove_reader(hand.fileno())
+                counts.parent_gone()
                 return
+            word, number, rest = [*said.decode(errors="replace").split(" ", 2), "", ""][:3]
+            if word == ANSWER and number.isdigit():
+                counts.answered(int(number), rest)
             for fd in fds:
-                tell(TAKEN)
-                task = loop.create_task(serve(socket.socket(fileno=fd)))
+                sock = socket.socket(fileno=fd)
+                if word != HAND or not number.isdigit():
+                    sock.close()
+                    continue
+                how, _, refusal = rest.partition(" ")
+                ticket = Handed(int(number), refusal if how == "r" else "", how == "w")
+                tell(TAKEN, ticket.number)
+                task = loop.create_task(serve(sock, ticket))
                 serving.add(task)
                 task.add_done_callback(serving.discard)
 
     loop.add_reader(hand.fileno(), handed)
+
+
+class ParentCounts:
+    """A worker's side of the parent's counts (server.Counts): each ask a packet to the
+    parent and a future for its answer."""
+
+    def __init__(self, tell: Callable[..., None]) -> None:
+        self.tell = tell
+        self.asks: dict[int, asyncio.Future[str]] = {}
+        self.last = 0
+
+    async def login(self, handed: Handed) -> str | None:
+        return await self.ask(LOGIN, handed)
+
+    async def session(self, handed: Handed) -> str | None:
+        return await self.ask(SESSION, handed)
+
+    def session_ended(self, handed: Handed) -> None:
+        self.tell(FINISHED, handed.number)
+
+    async def ask(self, word: str, handed: Handed) -> str | None:
+        self.last += 1
+        ask = self.last
+        answer = self.asks[ask] = asyncio.get_running_loop().create_future()
+        self.tell(word, ask, handed.number)
+        try:
+            return await asyncio.wait_for(answer, ASK_TIMEOUT) or None
+        except TimeoutError:
+            log.warning("no answer from the parent in %g s: let in uncounted", ASK_TIMEOUT)
+            return None
+        finally:
+            self.asks.pop(ask, None)
+
+    def answered(self, ask: int, refusal: str) -> None:
+        answer = self.asks.get(ask)
+        if answer is not None and not answer.done():
+            answer.set_result(refusal)
+
+    def parent_gone(self) -> None:
+        """Nobody will answer: what is asked is let in (this worker is ending)."""
+        for answer in self.asks.values():
+            if not answer.done():
+                answer.set_result("")
+
+
+@dataclass
+class Link:
+    """A connection handed to a worker, as the parent counts it."""
+
+    worker: int
+    address: str
+    handed: float
+    logged_in: bool = False
+    refused: bool = False
+    """Refused at its login: counted nowhere until it ends."""
+    sessions: int = 0
+
+
+class Ledger:
+    """The counts the limits are held to over every worker (the parent's): connections
+    logging in, logged in and sessions, by address, and each address's new sessions.
+    The checks and refusals are those of `Host` with one process."""
+
+    def __init__(self, limits: Limits, draw: random.Random | None = None) -> None:
+        self.limits = limits
+        self.random = draw or random.Random()
+        self.links: dict[int, Link] = {}
+        self.waiting: Counter[str] = Counter()
+        self.logged_in: Counter[str] = Counter()
+        self.sessions: Counter[str] = Counter()
+        self.starts: dict[str, InputBudget] = {}
+        self.last = 0
+
+    def number(self) -> int:
+        self.last += 1
+        return self.last
+
+    def arriving(self, address: str) -> tuple[str, bool]:
+        """A new connection from `address`: why it is refused (or ""), and whether its
+        address is at its cap of connections logging in (one of them must make way)."""
+        if self.too_fast(address):  # no session to give it: spare the key exchange
+            return too_fast_line(self.limits.session_rate), False
+        if self.waiting[address] >= self.limits.startups_per_address:
+            return "", True
+        if early_drop(self.waiting.total(), self.limits.startups, self.random.random()):
+            return ALL_LOGGING_IN, False
+        return "", False
+
+    def crowding(self, address: str) -> list[int]:
+        """The workers holding connections of `address` still logging in, the one with
+        the oldest first (the likeliest to hold one that never sent its SSH version)."""
+        links = sorted(
+            (link for link in self.links.values() if link.address == address),
+            key=lambda link: link.handed,
+        )
+        waiting = (link for link in links if not link.logged_in and not link.refused)
+        return list(dict.fromkeys(link.worker for link in waiting))
+
+    def handed(self, number: int, worker: int, address: str, now: float) -> None:
+        self.links[number] = Link(worker, address, now)
+        self.waiting[address] += 1
+
+    def login(self, number: int) -> str | None:
+        link = self.links.get(number)
+        if link is None or link.logged_in or link.refused:
+            return None
+        self._drop(self.waiting, link.address)
+        why = None
+        if self.logged_in.total() >= self.limits.max_connections:
+            why = CANTINA_FULL
+        elif self.logged_in[link.address] >= self.limits.connections_per_address:
+            why = ADDRESS_CONNECTIONS
+        if why:
+            link.refused = True
+            return why
+        link.logged_in = True
+        self.logged_in[link.address] += 1
+        return None
+
+    def session(self, number: int) -> str | None:
+        link = self.links.get(number)
+        if link is None:
+            return None
+        if self.sessions.total() >= self.limits.max_sessions:
+            return CANTINA_FULL
+        if self.sessions[link.address] >= self.limits.per_address:
+            return ADDRESS_SESSIONS
+        starts = self.starts.get(link.address)
+        if starts is None:
+            limits = self.limits
+            starts = self.starts[link.address] = InputBudget(
+                limits.session_rate, limits.session_burst
+            )
+        if not starts.take(1):
+            return too_fast_line(self.limits.session_rate)
+        link.sessions += 1
+        self.sessions[link.address] += 1
+        return None
+
+    def session_ended(self, number: int) -> None:
+        link = self.links.get(number)
+        if link is not None and link.sessions > 0:
+            link.sessions -= 1
+            self._drop(self.sessions, link.address)
+
+    def ended(self, number: int) -> None:
+        link = self.links.pop(number, None)
+        if link is None:
+            return
+        for _ in range(link.sessions):
+            self._drop(self.sessions, link.address)
+        if link.logged_in:
+            self._drop(self.logged_in, link.address)
+        elif not link.refused:
+            self._drop(self.waiting, link.address)
+
+    def worker_ended(self, worker: int) -> None:
+        """A worker died: its connections went with it."""
+        for number in [n for n, link in self.links.items() if link.worker == worker]:
+            self.ended(number)
+
+    def too_fast(self, address: str) -> bool:
+        starts = self.starts.get(address)
+        return starts is not None and starts.take(0) == 0 and starts.tokens < 1
+
+    def forget(self) -> None:
+        """Forget the addresses whose budget of new sessions is full again."""
+        for address, starts in list(self.starts.items()):
+            if starts.take(0) == 0 and starts.tokens >= starts.burst:
+                del self.starts[address]
+
+    @staticmethod
+    def _drop(counter: Counter[str], address: str) -> None:
+        counter[address] -= 1
+        if counter[address] <= 0:
+            del counter[address]
 
 
 def end_with(parent: int) -> None:
@@ -239,6 +472,9 @@ class Supervisor:
         self.workers: dict[int, Worker] = {}
         self.due: dict[int, float] = {}
         """Workers to start again, by number: when."""
+        self.ledger = Ledger(options.limits)
+        """What the limits are held to, over every worker."""
+        self.forgot = time.monotonic()
 
     def start(self, number: int) -> Worker:
         theirs, ours = self.context.Pipe(duplex=False)
@@ -294,6 +530,9 @@ class Supervisor:
                     waits.append(worker.ready)
             if self.choose(now) is not None:  # else connections wait in the backlog
                 waits += self.listeners
+            if now - self.forgot > FORGET_EVERY:
+                self.forgot = now
+                self.ledger.forget()
             timeout = min(self.due.values(), default=now + 60) - now
             if any(w.untaken for w in self.workers.values()):
                 timeout = min(timeout, STUCK / 2)  # to notice a worker stuck
@@ -312,11 +551,7 @@ class Supervisor:
     def choose(self, now: float) -> Worker | None:
         """The worker to hand the next connection to: of those listening, alive and not
         stuck, the one with the fewest live connections (None if there is none)."""
-        ready = [
-            w
-            for w in self.workers.values()
-            if w.kept is not None and w.process.exitcode is None and not w.stuck(now)
-        ]
+        ready = [w for w in self.workers.values() if self.takes(w, now)]
         return min(ready, key=lambda w: (w.live, w.number), default=None)
 
     def accept(self, listener: socket.socket) -> None:
@@ -335,28 +570,72 @@ class Supervisor:
                 time.sleep(ACCEPT_PAUSE)  # not at once: the port stays readable meanwhile
                 return
             with conn:
-                try:
-                    socket.send_fds(worker.hand, [b"c"], [conn.fileno()])
-                except OSError:  # it died just now: the client sees the connection close
+                worker = self.hand(conn, worker, now)
+                if worker is None:  # it died just now: the client sees the connection close
                     continue
             worker.live += 1
             worker.untaken.append(now)
 
+    def hand(self, conn: socket.socket, worker: Worker, now: float) -> Worker | None:
+        """Hand `conn` to `worker` (to another if its address is at its cap of connections
+        logging in: to the one holding the oldest of them), counted or with its refusal;
+        the worker it went to (None if that failed)."""
+        try:
+            address = str(conn.getpeername()[0])
+        except OSError:  # gone already
+            return None
+        refusal, crowded = self.ledger.arriving(address)
+        how = "r" if refusal else "-"
+        if crowded:
+            ready = {w.number: w for w in self.workers.values() if self.takes(w, now)}
+            holding = [ready[n] for n in self.ledger.crowding(address) if n in ready]
+            if holding:
+                worker, how = holding[0], "w"
+            else:  # none of its waiting connections is where one could make way
+                refusal, how = ADDRESS_LOGGING_IN, "r"
+        number = self.ledger.number()
+        said = f"{HAND} {number} {how} {refusal}".rstrip().encode()
+        try:
+            socket.send_fds(worker.hand, [said], [conn.fileno()])
+        except OSError:
+            return None
+        if not refusal:
+            self.ledger.handed(number, worker.number, address, now)
+        return worker
+
+    @staticmethod
+    def takes(worker: Worker, now: float) -> bool:
+        """Whether connections may be handed to `worker` now: listening, alive, not stuck."""
+        return worker.kept is not None and worker.process.exitcode is None and not worker.stuck(now)
+
     def news(self, worker: Worker) -> None:
-        """What a worker says: a connection handed to it taken, or ended."""
+        """What a worker says: a connection handed to it taken, or ended; a session
+        ended; or what it asks (may this login stay, may this session start)."""
         while True:
             try:
-                said = worker.hand.recv(16)
+                said = worker.hand.recv(PACKET)
             except (BlockingIOError, InterruptedError):
                 return
             except OSError:
                 said = b""
             if not said:  # it has ended: its sentinel says so
                 return
-            if said == TAKEN and worker.untaken:
+            word, *numbers = said.decode(errors="replace").split() or [""]
+            if not numbers or len(numbers) > 2 or not all(n.isdigit() for n in numbers):
+                continue  # not a word of ours
+            last = int(numbers[-1])
+            if word == TAKEN and worker.untaken:
                 worker.untaken.popleft()
-            elif said == ENDED:
+            elif word == ENDED:
                 worker.live = max(0, worker.live - 1)
+                self.ledger.ended(last)
+            elif word == FINISHED:
+                self.ledger.session_ended(last)
+            elif word in (LOGIN, SESSION) and len(numbers) == 2:
+                asked = self.ledger.login if word == LOGIN else self.ledger.session
+                refusal = asked(last) or ""
+                with contextlib.suppress(OSError):  # it has ended: its sentinel says so
+                    worker.hand.send(f"{ANSWER} {numbers[0]} {refusal}".rstrip().encode())
 
     def listening(self, worker: Worker) -> None:
         try:
@@ -370,6 +649,7 @@ class Supervisor:
         worker.ready.close()
         worker.hand.close()
         del self.workers[worker.number]
+        self.ledger.worker_ended(worker.number)
         lived = time.monotonic() - worker.started
         delay = RESTART_DELAY if lived < RESTART_DELAY else 0.0
         log.info(
@@ -441,8 +721,8 @@ def serve_workers(options: HostOptions, count: int) -> int:
         )
         limits = settings_line(shared)
         for line in lines:
-            each = " (each worker's)" if line == limits else ""
-            print(f"cantina: {line}{each}", flush=True)
+            whole = " (the whole host's, over its workers)" if line == limits else ""
+            print(f"cantina: {line}{whole}", flush=True)
         supervisor.supervise()
 
     try:

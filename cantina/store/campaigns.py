@@ -39,13 +39,16 @@ the event loop less than a save file's atomic write (two fsyncs) does today: on 
 project's 2-core machine (busy), a 29 KB campaign saved in p50 0.7 ms to a local Redis
 with `appendfsync everysec` (3 ms with `always`), against 4 ms to a file. A Redis that
 is down refuses at once; one that hangs holds the loop `TIMEOUT` at most.
-A worker thread for each call would keep even that off the loop, but a screen calling
-synchronously would have to block on its answer all the same. Lease renewal, which must
-go on whatever the loop does, runs in one daemon thread of the host (`CampaignKeeper`).
+The autosave after each decision does not wait even that: it is written by a thread of
+its open campaign, in order (`RedisOpenCampaign`), so a Redis that is slow or paused
+holds no session's loop; a failure is told to the screen when it comes back. The other
+calls answer a screen that waits on them, so they stay synchronous. Lease renewal, which
+must go on whatever the loop does, runs in one daemon thread of the host (`CampaignKeeper`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import hashlib
 import os
@@ -53,7 +56,9 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import cast
@@ -174,6 +179,13 @@ def _reaching() -> Iterator[None]:
         raise CampaignError(f"{AWAY} ({type(err).__name__}); try again") from None
 
 
+def _on_loop(loop: asyncio.AbstractEventLoop, call: Callable[[bool], None], arg: bool) -> None:
+    """`call(arg)` on `loop`, from another thread (nothing if the loop has closed: its
+    campaign was closed first, and took every outcome in then)."""
+    with suppress(RuntimeError):
+        loop.call_soon_threadsafe(call, arg)
+
+
 def _text(value: object) -> str:
     """A reply of Redis's as text (bytes decoded; None as nothing)."""
     if isinstance(value, bytes):
@@ -244,16 +256,68 @@ class Lease:
 
 
 class RedisOpenCampaign(OpenCampaign):
-    """A campaign open for play from Redis: leased, and saved after every change."""
+    """A campaign open for play from Redis: leased, and saved after every change.
+
+    A decision's autosave, made on a running event loop, is encoded there (the campaign as
+    it stands at that decision) and written by one thread of its own, so the loop never
+    waits on Redis: the writes go out one at a time in the order they were made, each
+    once, and each outcome is taken in on the loop in that order (a failure told to
+    `on_error` as before, the save counted when it lands). A save made directly (`save`,
+    `settle`, `close`) first waits for those still on their way, so it stays in order."""
 
     lease: Lease
 
     def __init__(self, path: Path, campaign: Campaign, lease: Lease) -> None:
         super().__init__(path, campaign, lease)
         self.lease = lease
+        self._writer: ThreadPoolExecutor | None = None
+        self._on_way: deque[tuple[Future[None], int]] = deque()
+        """Autosaves handed to the writer, oldest first, with the decisions each holds."""
 
     def write(self, data: bytes) -> None:
         self.lease.write(self.path.name, data)
+
+    def autosave(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # called outside a loop: nothing to keep free, saved now
+            return super().autosave()
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="cantina-campaign-save")
+        data = encode(self.campaign)
+        saving = self._writer.submit(self.write, data)
+        self._on_way.append((saving, self.campaign.decisions))
+        saving.add_done_callback(lambda _: _on_loop(loop, self._landed, False))
+
+    def _landed(self, wait: bool) -> None:
+        """Take in the outcomes of the autosaves that have ended (`wait`: of every one on
+        its way, waiting for them), oldest first, each once."""
+        while self._on_way and (wait or self._on_way[0][0].done()):
+            saving, decisions = self._on_way.popleft()
+            try:
+                saving.result()
+            except OSError as err:
+                self.failure = err
+                if self.on_error is not None:
+                    self.on_error(err)
+                continue
+            self.saves += 1
+            self.failure = None
+            self._saved_decisions = decisions
+
+    def save(self) -> None:
+        self._landed(True)
+        super().save()
+
+    def settle(self) -> bool:
+        self._landed(True)
+        return super().settle()
+
+    def close(self) -> None:
+        self._landed(True)
+        if self._writer is not None:
+            self._writer.shutdown()
+        super().close()
 
 
 class CampaignKeeper:
