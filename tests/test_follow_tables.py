@@ -8,13 +8,19 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgspec
 from redis_server import needs_redis, redis_server  # noqa: F401
 from test_multihost import ANA, host, stop, until
 
 from cantina.dealer import ASKING, OVER, Place
+from cantina.games.table import Move
 from cantina.games.valdes import ValDesSettings
+from cantina.live import LiveTable
 from cantina.lobby import Lobby
 from cantina.seating import Seat, TableSetup
+from cantina.store.memory import Journal
+from cantina.store.records import SeatedRecord, TableRecord, encode_setup, move_entry
+from cantina.store.redis_store import RedisStore
 
 pytestmark = needs_redis
 
@@ -120,3 +126,69 @@ async def test_a_host_that_did_not_follow_a_table_takes_its_lease_from_where_it_
         assert len(entries) == there.journal.version == len({e.id for e in entries})
     finally:
         await stop(b)
+
+
+def count_commands(store: RedisStore) -> list[str]:
+    """The commands the store sends Redis, by name, one a round trip (no pipelines)."""
+    client = store.client
+    execute = client.execute_command
+    sent: list[str] = []
+
+    def counted(*args: Any, **options: Any) -> Any:
+        sent.append(str(args[0]))
+        return execute(*args, **options)
+
+    client.execute_command = counted  # type: ignore[method-assign]
+    return sent
+
+
+async def test_a_tables_first_decision_goes_with_its_record_in_one_round_trip(
+    redis_server,  # noqa: F811
+):
+    """A table's record waiting to be written (just set, just started) and its first
+    decision: one script, one round trip, the record then the decision. The decisions
+    after it: one round trip each. A record refused for its code (another host holds it)
+    takes its decision down with it: nothing of the table is written."""
+    store = RedisStore.from_url(redis_server.url)
+    try:
+        await store.ping()
+        sent = count_commands(store)
+        setup = three_seats()
+        record = TableRecord(
+            code="ONE1",
+            setup=encode_setup(setup),
+            creator=SeatedRecord(ANA.identity, ANA.name),
+            stand_in="Cautious",
+            started=True,
+        )
+        store.save(record, new=True)
+        table, journal = LiveTable(setup), Journal(store, "ONE1")
+        for number in range(3):
+            move = some_move(table)
+            landed, taken = await journal.record(move_entry(move, None))
+            assert len(landed) == 1
+            assert taken and len(sent) == number + 1
+            table.submit(move.seat, move.action)
+        assert sent == ["EVALSHA"] * 3
+        stored = await store.table("ONE1")
+        assert stored is not None and stored.record.started and len(stored.entries) == 3
+
+        other = "other-host"
+        await store.client.set(store.code_key("TWO2"), other, px=60_000)
+        lost: list[str] = []
+        store.on_taken(lost.append)
+        store.save(msgspec.structs.replace(record, code="TWO2"), new=True)
+        before = len(sent)
+        move = some_move(LiveTable(setup))
+        assert not await store.append("TWO2", 0, move_entry(move, None))
+        assert len(sent) == before + 1 and lost == ["TWO2"]
+        assert await store.table("TWO2") is None
+        assert await store.entries("TWO2") == []
+    finally:
+        await store.close()
+
+
+def some_move(table: LiveTable) -> Move:
+    decision = table.game.pending
+    assert decision is not None
+    return Move(decision.seat, decision.options[0])
