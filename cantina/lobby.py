@@ -1081,8 +1081,10 @@ class Lobby:
                     await self._catch_up(shared, code)  # taken over: from where it stands
                 dealer.set_plays_ai(code in held)
             self._leases = held
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._beaten.wait(), BEAT)
+            with contextlib.suppress(TimeoutError):  # not wait_for: see stop_if_cancelled
+                async with asyncio.timeout(BEAT):
+                    await self._beaten.wait()
+            stop_if_cancelled()
 
     async def _catch_up(self, shared: RedisStore, code: str) -> None:
         """Apply at once what a table's log holds past its dealer here (a table this host
