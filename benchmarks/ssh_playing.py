@@ -37,7 +37,8 @@ redis x1 at the first step, side by side.
 in seconds, shared out among the configurations (a step under way finishes; later steps
 are skipped and said to be). A session answers when asked, so at the AI's pace it keys
 about once in 4 to 5 s: at 8 sessions a step of 15 s times some 25 keys (a noisy p95:
-give more --seconds, and more --budget, on a machine to spare).
+give more --seconds, and more --budget, on a machine to spare). With BENCH_PROFILE=FILE
+in the environment a one-process host writes its cProfile to FILE as it is stopped.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ LOBBY_TABLES = 64
 """The most tables a lobby holds (cantina.lobby.MAX_TABLES): one a session."""
 
 HOST = """
-import asyncio, dataclasses, sys
+import asyncio, dataclasses, os, sys
 from pathlib import Path
 from cantina.ssh.limits import Limits, Startups
 from cantina.ssh.serve import log_to_stderr, run_host
@@ -96,6 +97,15 @@ options = HostOptions(
 if workers > 1:
     sys.exit(serve_workers(options, workers))
 log_to_stderr()
+if os.environ.get("BENCH_PROFILE"):  # one process: its profile, written when it is stopped
+    import cProfile, signal
+    profile = cProfile.Profile()
+    def stop(*_):
+        profile.disable()
+        profile.dump_stats(os.environ["BENCH_PROFILE"])
+        os._exit(0)
+    signal.signal(signal.SIGTERM, stop)
+    profile.enable()
 asyncio.run(run_host(options))
 """
 

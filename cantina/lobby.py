@@ -17,18 +17,23 @@ seed and its decisions. Who is connected stays in the host.
 With a Redis store the lobby is shared by every host using it (`cantina serve --store
 redis://…` on any number of processes or machines). Each host follows the lobby's stream
 of changes (a Redis stream, not pub/sub: a host that lost its connection for a moment
-reads on from the last change it saw, and misses none) and the log stream of every
-started table, in one blocking read (`_follow`): a table opened, joined, started or
-closed on one host shows on the others at once, and each decision recorded at a table
-is applied by every host's dealer as it arrives. A seat is claimed by one script in
-Redis (`RedisStore.seat`): two hosts cannot give it to two people; a host that loses the
-race takes the table as Redis has it. Each second (`_beat`) a host says who follows each
-table from it (so a player at a table through another host is not away, and the table
-is not swept as empty) and takes or keeps the lease on the AI seats of the started
-tables: the host holding it plays them, and the stand-in; when it dies, its lease lapses
-and another host takes over. The chat of the lobby and of each table goes through a capped
-stream per room, read in the same blocking read: a line said on one host (cleaned, and
-counted against its speaker's pace there) shows on every other at once.
+reads on from the last change it saw, and misses none) and the log stream of each
+started table it has a reason to (a screen of its own on it, its AI lease, its own
+people seated there), in one blocking read (`_follow`): a table opened, joined, started
+or closed on one host shows on the others at once, and each decision recorded at a
+table is applied by the dealer of every host following it as it arrives. Another host's
+dealer of the table stands where it was, and reads on from there, missing nothing, once
+it has a reason to (`_catch_up`): a decision at one table does not wake every host. A
+seat is claimed by one script in Redis (`RedisStore.seat`): two hosts cannot give it to
+two people; a host that loses the race takes the table as Redis has it. Each second
+(`_beat`) a host says who follows each table from it (so a player at a table through
+another host is not away, and the table is not swept as empty) and takes or keeps the
+lease on the AI seats of the started tables: the host holding it plays them, and the
+stand-in; when it dies, its lease lapses and another host, reaching for it each beat,
+takes over (its dealer caught up first). The chat of the lobby and of each table goes
+through a capped stream per room, read in the same blocking read: a line said on one
+host (cleaned, and counted against its speaker's pace there) shows on every other at
+once.
 """
 
 from __future__ import annotations
@@ -187,6 +192,10 @@ class SharedTable:
     arrived: set[int] = field(default_factory=set)
     """Seats whose player has followed the started table (from this host's looks): they
     are no longer on the way, so leaving it counts at once."""
+    seated_here: set[str] = field(default_factory=set)
+    """Who took a seat at the table through this host (set it, joined, or rejoined), by
+    identity: with many hosts, this host reads the log of a table its own people sit at
+    (`Lobby._worth_following`)."""
 
     @property
     def live(self) -> LiveTable | None:
@@ -310,6 +319,10 @@ class Lobby:
         """Seat claims of this host on their way to the store, by table."""
         """Tables to read again once this host's own record of them has been written."""
         self._lobby_id = "0-0"
+        self._following: set[str] = set()
+        """The tables whose log the last blocking read asked for (`_worth_following`)."""
+        self._leases: set[str] = set()
+        """The tables whose AI lease this host held at its last beat."""
         self._beaten = asyncio.Event()
         self.draw_code: Callable[[], str] = draw_code
         """Where new join codes come from (tests force clashes through it)."""
@@ -490,6 +503,7 @@ class Lobby:
     def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
         """Seat `player`; a guest's seat gets its rejoin code."""
         table.seated[seat] = player
+        table.seated_here.add(player.identity)
         table.watchers.pop(player.identity, None)
         if player.guest:
             table.rejoin[seat] = self._new_rejoin_code()
@@ -565,6 +579,7 @@ class Lobby:
         if table.seat_of(player.identity) is not None:
             raise ValueError("you sit at that table already, in another seat")
         table.seated[seat] = Player(player.identity, before.name)
+        table.seated_here.add(player.identity)
         self._claim(table, seat, "reseat", table.seated[seat], before=before.identity)
         if table.dealer is not None:  # the old connection's screen acts for it no more
             table.dealer.owners[seat] = player.identity
@@ -888,21 +903,50 @@ class Lobby:
     def _wake_beat(self) -> None:
         self._beaten.set()
 
+    def _worth_following(self) -> set[str]:
+        """The started tables whose log this host reads: one a screen of its own shows,
+        one whose AI lease it holds, one its own people sit at (connected here, or seated
+        through this host). Another host's decisions at any other table wake nothing
+        here; its dealer stands where it was, and reads on from there once the table is
+        worth following (`_catch_up`)."""
+        return {
+            code
+            for code, table in self.tables.items()
+            if table.dealer is not None
+            and (
+                table.dealer.followed
+                or code in self._leases
+                or any(
+                    who in table.seated_here or self.here(who)
+                    for who in (player.identity for player in table.seated.values())
+                )
+            )
+        }
+
     async def _follow(self, shared: RedisStore) -> None:
-        """Follow the lobby's changes and the logs of the started tables, in one blocking
-        read: a changed table is read again, a logged decision applied by its dealer."""
+        """Follow the lobby's changes and the logs of the started tables worth following
+        (`_worth_following`), in one blocking read: a changed table is read again, a
+        logged decision applied by its dealer. A table that becomes worth following first
+        catches up from the version its dealer stands at (`_catch_up`): nothing is
+        missed, and what went by unread is applied at once, not shown step by step."""
         away = False
         while True:
-            logs = {
-                code: table.dealer.journal.version
-                for code, table in self.tables.items()
-                if table.dealer is not None and table.dealer.journal is not None
-            }
             try:
                 if away:  # back after a gap: read every table again
                     away = False
                     for code in (await shared.codes()) | set(self.tables):
                         await self._refresh(code)
+                worth = self._worth_following()
+                for code in sorted(worth - self._following):  # newly: what it missed, at once
+                    await self._catch_up(shared, code)
+                logs = {
+                    code: table.dealer.journal.version
+                    for code, table in self.tables.items()
+                    if code in worth
+                    and table.dealer is not None
+                    and table.dealer.journal is not None
+                }
+                self._following = set(logs)
                 rooms = [""] + [c for c, t in self.tables.items() if t.campaign is None]
                 chat = {room: self._chat_ids.get(room, "0-0") for room in rooms}
                 self._chat_ids = chat  # a closed table's room is read no more
@@ -1031,10 +1075,34 @@ class Lobby:
                     table.dealer.elsewhere = table.elsewhere
             for code in leases:
                 dealer = self.tables[code].dealer if code in self.tables else None
-                if dealer is not None:
-                    dealer.set_plays_ai(code in held)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._beaten.wait(), BEAT)
+                if dealer is None:
+                    continue
+                if code in held and not dealer.plays_ai and code not in self._following:
+                    await self._catch_up(shared, code)  # taken over: from where it stands
+                dealer.set_plays_ai(code in held)
+            self._leases = held
+            with contextlib.suppress(TimeoutError):  # not wait_for: see stop_if_cancelled
+                async with asyncio.timeout(BEAT):
+                    await self._beaten.wait()
+            stop_if_cancelled()
+
+    async def _catch_up(self, shared: RedisStore, code: str) -> None:
+        """Apply at once what a table's log holds past its dealer here (a table this host
+        did not follow: a screen came to it, or it takes its AI lease), and count it as
+        shown: its viewers and its AI take the table as it is now (StoreAway: left to
+        the next blocking read, which reads the table on from its dealer's version)."""
+        table = self.tables.get(code)
+        dealer = table.dealer if table is not None else None
+        if dealer is None or dealer.journal is None:
+            return
+        after = dealer.journal.version
+        try:
+            missed = await shared.entries(code, after)
+        except StoreAway:
+            stop_if_cancelled()
+            return
+        if await dealer.absorb([(after + 1 + i, e) for i, e in enumerate(missed)]):
+            dealer.caught_up()
 
     async def _reserve(self, shared: RedisStore) -> None:
         """Keep holding this host's join codes for its next tables (and those of its new

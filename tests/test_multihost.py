@@ -192,9 +192,10 @@ async def test_one_seat_claimed_from_two_hosts_at_once_goes_to_one_person(
 async def test_the_ai_seats_go_on_on_another_host_when_the_lease_holder_stops(
     redis_server,  # noqa: F811
 ):
-    """Two hosts follow a table with AI seats; the host holding its lease stops without
-    a word (its tasks end, nothing is dropped): within the lease the other takes over and
-    the AI seats play on, each decision applied once."""
+    """Two hosts follow a table with AI seats (a spectator's screen on the one without
+    its lease: test_follow_tables.py has a host that follows it not); the host holding
+    its lease stops without a word (its tasks end, nothing is dropped): within the lease
+    the other takes over and the AI seats play on, each decision applied once."""
     a, b = await host(redis_server.url), await host(redis_server.url)
     try:
         setup = TableSetup(
@@ -211,6 +212,7 @@ async def test_the_ai_seats_go_on_on_another_host_when_the_lease_holder_stops(
         holder, follower = (a, b) if mine.dealer.plays_ai else (b, a)
         held, kept = holder.tables[table.code], follower.tables[table.code]
         assert not kept.dealer.plays_ai
+        kept.dealer.follow(lambda: None, Place(frozenset(), player=False, who="key:cy"))
         ana = kept.place_of(ANA)
         await until(lambda: kept.dealer.turn.kind in (ASKING, OVER))
         before = len(kept.live.moves)

@@ -102,6 +102,15 @@ lobby is told. A new table's record is refused (-1) if another host holds its co
 out of its reach (RESERVE_MS), and the code went to another; the table made under it
 notes its host (ARGV[6]), so this host's own write made again is not refused."""
 
+_APPEND_AFTER = APPEND.replace("KEYS[2]", "KEYS[6]")
+KEEP_AND_APPEND = (
+    f"local kept = (function()\n{KEEP}end)()\nif kept == -1 then return -3 end\n"
+    + _APPEND_AFTER.replace("ARGV[1]", "ARGV[7]").replace("ARGV[2]", "ARGV[8]")
+)
+"""KEEP (KEYS[1..5], ARGV[1..6]), then APPEND (the log KEYS[6], the version ARGV[7], the
+entry ARGV[8]) unless KEEP refused the record (-3): a table's first decision after its
+record changed (its start) goes in one round trip, not two."""
+
 SEAT = """
 local seat, who, mode = ARGV[1], ARGV[2], ARGV[4]
 local held = redis.call('HGET', KEYS[2], seat)
@@ -255,11 +264,22 @@ class RedisStore:
         self._listeners: list[StatusListener] = []
         self._append = client.register_script(APPEND)
         self._keep = client.register_script(KEEP)
+        self._keep_append = client.register_script(KEEP_AND_APPEND)
         self._seat = client.register_script(SEAT)
         self._lease = client.register_script(LEASE)
         self._release = client.register_script(RELEASE)
         self._reserve = client.register_script(RESERVE)
         self._here = client.register_script(HERE)
+        self._scripts = [
+            self._append,
+            self._keep,
+            self._keep_append,
+            self._seat,
+            self._lease,
+            self._release,
+            self._reserve,
+            self._here,
+        ]
         self._held: tuple[str, set[str]] = ("", set())
         """The host that beats through this store, and the leases it held at its last
         beat: let go of as the store closes, so another host takes over at once."""
@@ -351,9 +371,14 @@ class RedisStore:
 
     async def ping(self) -> None:
         """Reach Redis once (StoreAway if it cannot be; StoreRefused if it answers with an
-        error, as for a DB it does not have): a host checks as it starts."""
+        error, as for a DB it does not have): a host checks as it starts. Its scripts are
+        loaded at once too, so no decision pays the round trip of loading one."""
         try:
             await self.client.ping()
+            async with self.client.pipeline(transaction=False) as pipe:
+                for script in self._scripts:
+                    pipe.script_load(script.script)
+                await pipe.execute()
         except AuthenticationError as err:
             if "HELLO must be called" in str(err):  # no password given (RESP3's words)
                 why = "it wants a password: redis://:PASSWORD@HOST:PORT/DB"
@@ -441,9 +466,38 @@ class RedisStore:
                     await asyncio.wait_for(self._woken.wait(), RETRY_WRITES)
                 await asyncio.sleep(RETRY_WRITES / 5)
 
+    def _keep_call(self, record: TableRecord) -> tuple[list[str], list[Any]]:
+        """The keys and arguments of KEEP for a record."""
+        code = record.code
+        keys = [
+            self.table_key(code),
+            self.index,
+            self.lobby_key,
+            self.seats_key(code),
+            self.code_key(code),
+        ]
+        args: list[Any] = [
+            encode(record),
+            "1" if record.started else "0",
+            code,
+            "1" if code in self._new else "0",
+            seats_of(record),
+            self.host,
+        ]
+        return keys, args
+
+    def _kept(self, code: str, record: TableRecord | None) -> None:
+        """The table's waiting record was written: it waits no more, unless a newer one
+        came meanwhile."""
+        self._new.discard(code)
+        if self._waiting.get(code, record) is record:
+            self._waiting.pop(code, None)
+
     async def _flush(self, code: str) -> bool:
         """Write the table's waiting record, if one waits (StoreAway: it waits still);
         False if it was a new table's, refused for its code (`_taken`)."""
+        if code not in self._waiting:  # nothing of it waits, nor is on its way
+            return True
         async with self._writing:
             if code not in self._waiting:
                 return True
@@ -463,31 +517,13 @@ class RedisStore:
                     pipe.xadd(self.lobby_key, {"c": code}, maxlen=10000, approximate=True)
                     await self._call(pipe.execute())
             else:
-                answer: Any = await self._call(
-                    self._keep(
-                        keys=[
-                            self.table_key(code),
-                            self.index,
-                            self.lobby_key,
-                            self.seats_key(code),
-                            self.code_key(code),
-                        ],
-                        args=[
-                            encode(record),
-                            "1" if record.started else "0",
-                            code,
-                            "1" if code in self._new else "0",
-                            seats_of(record),
-                            self.host,
-                        ],
-                    )
-                )
-                self._new.discard(code)
+                keys, args = self._keep_call(record)
+                answer: Any = await self._call(self._keep(keys=keys, args=args))
                 if int(answer) == -1:
+                    self._new.discard(code)
                     self._taken(code)
                     return False
-            if self._waiting.get(code, record) is record:  # nothing newer came meanwhile
-                self._waiting.pop(code, None)
+            self._kept(code, record)
         return True
 
     def _taken(self, code: str) -> None:
@@ -508,9 +544,25 @@ class RedisStore:
             await self._flush(code)
 
     async def append(self, code: str, version: int, entry: Entry) -> bool:
-        if not await self._flush(code):  # the table's record first: its setup, then moves
-            return False  # its code went to another host's table: nothing of it goes there
-        answer: Any = await self._call(
+        """Add a decision (see APPEND), in one round trip: with the table's record first
+        if one waits to be written (its setup, then its moves; see KEEP_AND_APPEND)."""
+        if self._waiting.get(code) is not None:
+            async with self._writing:
+                record = self._waiting.get(code)
+                if record is not None:
+                    keys, args = self._keep_call(record)
+                    keys.append(self.log_key(code))
+                    args += [version, encode(entry)]
+                    answer: Any = await self._call(self._keep_append(keys=keys, args=args))
+                    if int(answer) == -3:  # its code went to another host's table: nothing
+                        self._new.discard(code)  # of it goes there
+                        self._taken(code)
+                        return False
+                    self._kept(code, record)
+                    return int(answer) == -2
+        if not await self._flush(code):  # a table dropped here: gone from the store first
+            return False
+        answer = await self._call(
             self._append(
                 keys=[self.table_key(code), self.log_key(code)], args=[version, encode(entry)]
             )
