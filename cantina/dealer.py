@@ -135,6 +135,9 @@ class Dealer:
         self.closed = False
         self._number = table.number
         self._followers: dict[int, tuple[Follower, Place]] = {}
+        self.on_follow: Callable[[], None] | None = None
+        """Told when a screen begins to follow the table (a shared lobby reads the log
+        of a table another host plays at once then, if it was not reading it)."""
         self._woken = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._narrate = Narrator(table.setup.names)
@@ -188,6 +191,8 @@ class Dealer:
         for seat in place.seats:
             if seat in self.away_since:
                 self.set_back(seat)
+        if self.on_follow is not None:
+            self.on_follow()
         return lambda: self._followers.pop(key, None) and None
 
     def watching(self, who: str) -> bool:

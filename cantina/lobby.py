@@ -47,6 +47,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -78,6 +79,10 @@ STORE_AWAY = (
     "The table store (Redis) is out of reach: the table waits for it, and no decision is lost."
 )
 STORE_BACK = "Redis is back: play goes on."
+STORE_QUIET = 1.0
+"""Seconds Redis is out of reach before the tables are told: not for a blip, nor for the
+one call, just after Redis came back, that goes out on a connection from before it went
+(the players were told "out of reach" then "back" twice over)."""
 CODE_TAKEN = (
     "That table closed before it opened: while Redis was out of reach, its code went to"
     " another host's table. Please set it again."
@@ -311,6 +316,8 @@ class Lobby:
         them may still be in the store: not among `everyone` meanwhile."""
         self._tasks: list[asyncio.Task[None]] = []
         self._claims: set[asyncio.Task[None]] = set()
+        self._catching: set[asyncio.Task[None]] = set()
+        """Catch-ups of tables a screen came to (`_screen_came`)."""
         self._stale: set[str] = set()
         self._dealt_elsewhere: dict[str, float] = {}
         """Tables started by another host, by code: when this host's dealer began
@@ -319,6 +326,14 @@ class Lobby:
         """Seat claims of this host on their way to the store, by table."""
         """Tables to read again once this host's own record of them has been written."""
         self._lobby_id = "0-0"
+        self._heard_again = 0.0
+        self._store_up = True
+        self._told_away = False
+        """Whether the tables were told the store is out of reach (and not yet back)."""
+        self._telling: asyncio.TimerHandle | None = None
+        """The telling of the store's going away, due once it has been away STORE_QUIET."""
+        """When (monotonic) every host has said again who is with it, after Redis was
+        away: presence read before then is not trusted to find anyone away (`_seen`)."""
         self._following: set[str] = set()
         """The tables whose log the last blocking read asked for (`_worth_following`)."""
         self._leases: set[str] = set()
@@ -420,8 +435,12 @@ class Lobby:
 
     def _seen(self, table: SharedTable) -> bool:
         """Whether this host knows who follows the table from every host (a shared lobby
-        learns it at its next beat): until then nobody there is away, nor the table left."""
-        return self.shared is None or table.code in self.elsewhere
+        learns it at its next beat, and again after Redis was away: what each host said
+        of its people has lapsed there meanwhile, and a host that beats first would find
+        nobody said for the others): until then nobody there is away, nor the table left."""
+        if self.shared is None:
+            return True
+        return table.code in self.elsewhere and time.monotonic() >= self._heard_again
 
     def _there(self, table: SharedTable, identity: str) -> bool:
         """Whether this person follows the table from some host (by the last beat)."""
@@ -710,7 +729,9 @@ class Lobby:
     def close_all(self) -> None:
         """The host stops: every table ends here, and one kept in a durable store stays
         there, for the host to take up again when it starts."""
-        for task in [*self._tasks, *self._claims]:
+        if self._telling is not None:
+            self._telling.cancel()
+        for task in [*self._tasks, *self._claims, *self._catching]:
             task.cancel()
         self._tasks.clear()
         for table in list(self.tables.values()):
@@ -725,10 +746,34 @@ class Lobby:
             self.store.save(record_of(table), new=new)
 
     def _store_status(self, available: bool) -> None:
-        """Tell every table kept in the store that it went away, or is back."""
+        """Tell every table kept in the store that it went away, once it has been away
+        STORE_QUIET, and that it is back, if they were told (and, back, judge nobody away
+        until every host has had a beat to say who is with it)."""
+        self._store_up = available
+        if not available:
+            if not self._told_away and self._telling is None:
+                loop = asyncio.get_running_loop()
+                self._telling = loop.call_later(STORE_QUIET, self._tell_away)
+            return
+        self._heard_again = time.monotonic() + 2 * BEAT
+        if self._telling is not None:
+            self._telling.cancel()
+            self._telling = None
+        if self._told_away:
+            self._told_away = False
+            self._tell_tables(STORE_BACK)
+
+    def _tell_away(self) -> None:
+        self._telling = None
+        if not self._store_up:
+            self._told_away = True
+            self._tell_tables(STORE_AWAY)
+
+    def _tell_tables(self, notice: str) -> None:
+        """Tell the people at every table kept in the store (and so waiting on it)."""
         for table in self.tables.values():
             if table.dealer is not None and table.dealer.journal is not None:
-                table.dealer.notice(STORE_BACK if available else STORE_AWAY)
+                table.dealer.notice(notice)
 
     async def restore(self) -> list[str]:
         """Read back the open tables of a durable store, each started one rebuilt from
@@ -778,6 +823,7 @@ class Lobby:
         dealer.caught_up()
         if self.shared is not None:
             dealer.plays_ai = False  # until this host holds the table's lease
+            dealer.on_follow = partial(self._screen_came, record.code)
         return table
 
     # --- many hosts ------------------------------------------------------------------------
@@ -1027,6 +1073,7 @@ class Lobby:
             dealer.journal = journal
             dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
             dealer.plays_ai = False
+            dealer.on_follow = partial(self._screen_came, code)
             for entry in entries:  # begun a moment ago: shown from its start here
                 apply_entry(live, entry)
                 journal.version += 1
@@ -1085,6 +1132,16 @@ class Lobby:
                 async with asyncio.timeout(BEAT):
                     await self._beaten.wait()
             stop_if_cancelled()
+
+    def _screen_came(self, code: str) -> None:
+        """A screen here began to follow a table: if this host was not reading its log,
+        it catches up at once, so the screen shows the table as it stands (the blocking
+        read under way would come round to it only when it ends, up to a second on)."""
+        if self.shared is None or code in self._following:
+            return
+        task = asyncio.get_running_loop().create_task(self._catch_up(self.shared, code))
+        self._catching.add(task)
+        task.add_done_callback(self._catching.discard)
 
     async def _catch_up(self, shared: RedisStore, code: str) -> None:
         """Apply at once what a table's log holds past its dealer here (a table this host

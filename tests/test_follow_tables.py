@@ -5,6 +5,7 @@ dealer stood, and misses nothing (real redis-server, what each host asks Redis c
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
@@ -92,9 +93,39 @@ async def test_a_host_reads_no_log_of_a_table_it_has_no_reason_to_until_a_screen
         await until(lambda: there.journal.version == table.dealer.journal.version)
         assert there.table.moves == table.live.moves
         assert there.shown == len(there.table.log)  # applied at once, not replayed
-        assert any(log_key in streams for streams in asked)
+        await until(lambda: any(log_key in streams for streams in asked))  # read on from here
         await play(a, table.code, 4, rng)
         await until(lambda: there.table.log == table.live.log)
+    finally:
+        await stop(a, b)
+
+
+async def test_a_screen_coming_to_a_table_its_host_did_not_read_catches_up_by_itself(
+    redis_server,  # noqa: F811
+):
+    """A spectator's screen on host B, at a table B has not read the log of, shows the
+    table as it stands at once: B catches up as the screen comes, not when its blocking
+    read under way next comes round (up to a second on). B's reading loop is stopped
+    here, so only the screen's coming can bring the table up to date."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        a.arrived(ANA)
+        table = a.create(three_seats(), ANA)
+        a.start(table, ANA)
+        await until(lambda: table.code in b.tables and b.tables[table.code].started)
+        await until(lambda: table.dealer.plays_ai)
+        await play(a, table.code, 5, random.Random(8))
+        there = b.tables[table.code].dealer
+        assert there is not None
+        assert there.journal.version < table.dealer.journal.version
+        reading = next(task for task in b._tasks if task.get_name() == "lobby-follow")
+        reading.cancel()
+        await asyncio.gather(reading, return_exceptions=True)
+
+        there.follow(lambda: None, Place(frozenset(), player=False, who="key:cy"))
+        await until(lambda: there.journal.version == table.dealer.journal.version, timeout=5)
+        assert there.table.moves == table.live.moves
+        assert there.shown == len(there.table.log)
     finally:
         await stop(a, b)
 

@@ -24,6 +24,8 @@ from cantina.lobby import (
     CODE_TAKEN,
     LEASE_DEFER,
     MAX_TABLES,
+    STORE_AWAY,
+    STORE_BACK,
     Lobby,
     Player,
     SharedTable,
@@ -31,7 +33,7 @@ from cantina.lobby import (
 )
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record
-from cantina.store.redis_store import RedisStore, Said
+from cantina.store.redis_store import HERE_MS, RedisStore, Said
 
 pytestmark = needs_redis
 
@@ -613,6 +615,53 @@ async def test_a_redis_away_for_a_while_holds_both_hosts_and_play_goes_on(
         assert len(entries) == one.journal.version
         assert replayed_table.log == one.table.log
         assert any(e.seat == 2 for e in entries[before:])
+    finally:
+        await stop(a, b)
+
+
+async def test_nobody_is_away_for_the_moment_their_host_takes_to_speak_after_redis_returns(
+    redis_server,  # noqa: F811
+):
+    """Ana at a table through host A, Bo through host B, each with a screen on it. Redis
+    stops for longer than a host's word on who is here lasts, then comes back: the first
+    beat on A finds nobody said for B yet, and A judged Bo away from that ("Bo has left
+    the table", then "Bo is back" a moment later). Now a host judges nobody until every
+    host has had a beat to speak again. And the players are told once that Redis went
+    and once that it is back (a call on a connection from before the restart failing
+    just after told them "out of reach", "back" a second time)."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        a.arrived(ANA)
+        table = a.create(four_seats(), ANA)
+        await until(lambda: table.code in b.tables)
+        b.arrived(BO)
+        b.join(b.tables[table.code], BO)
+        await until(lambda: table.seated.get(1) == BO)
+        one = a.start(table, ANA)
+        await until(lambda: b.tables[table.code].started)
+        two = b.tables[table.code].dealer
+        assert two is not None
+        one.follow(lambda: None, table.place_of(ANA))
+        two.follow(lambda: None, b.tables[table.code].place_of(BO))
+        await until(lambda: BO.identity in a.elsewhere.get(table.code, {}))
+        table.on_the_way_until = 0.0  # both arrived: a look that misses one counts
+
+        async def look(seconds: float) -> None:  # as the host does, every second
+            for _ in range(round(seconds / 0.25)):
+                a.check_presence()
+                b.check_presence()
+                await asyncio.sleep(0.25)
+
+        await look(1.0)
+        redis_server.stop()
+        await look(HERE_MS / 1000 + 1.5)
+        redis_server.start()
+        await until(lambda: a.shared.available and b.shared.available)
+        await look(4.0)
+        for notices in (one.notices, two.notices):
+            assert not [n for n in notices if "has left" in n or "is back at" in n]
+            assert notices == [STORE_AWAY, STORE_BACK]  # each told once
+        assert not one.away_since and not two.away_since
     finally:
         await stop(a, b)
 
