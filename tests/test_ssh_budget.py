@@ -24,6 +24,7 @@ from cantina.ssh.budget import (
     DEEP_DEBT,
     DRAW_MAX,
     INBOX_MAX,
+    POLL,
     QUEUE_MAX,
     READ_SLICE,
     RESIZE_MAX,
@@ -275,16 +276,84 @@ def test_short_steps_of_one_address_back_to_back_are_a_long_step():
     typist.scheduled()
     typist.work(0.003)
     clock.now += REST * 4
-    for session in sessions:  # apart: short steps
+    for session in sessions:  # apart: short steps (of their input's work: start-ups)
+        session.began()
         session.scheduled()
         clock.now += 0.01
         session.work(0.002)
         assert session.wait() == 0
     for session in sessions:  # back to back
+        session.began()
         session.scheduled()
         clock.now += 0.002
         session.work(0.002)
     assert all(session.wait() > 0 for session in sessions)
+
+
+def test_a_busy_address_starting_sessions_pauses_for_a_crowd_typing_from_one_address():
+    """Eight players typing from one address cost it as much work, and as many 5 ms runs
+    of a key's work, as a table hog's start-ups, throttled: by their address's account the
+    hog was no heavier than they, and never paused (bench --abuse f). Each of them is
+    light, and a session starting (and its address) is heavy: the hog's start-up pauses
+    after a long step while one of them types. A typist does not pause for the hog, and
+    an address's one session starting (a first login) is not paused at all."""
+    clock = Clock()
+    crowd = Bucket(0.08, 0.3, clock)
+    crowd.users = 8
+    typists = [WorkBudget([Bucket(0.05, 0.3, clock), crowd], clock) for _ in range(8)]
+    for _ in range(10):  # a key each, each key's work a run of 6 ms
+        for typist in typists:
+            typist.began()
+            typist.scheduled()
+            clock.now += 0.01
+            typist.work(0.006)
+        clock.now += 0.2
+    hogs = Bucket(0.08, 0.3, clock, extra=0.6)
+    hogs.users = 2
+    starting = [WorkBudget([Bucket(0.05, 0.3, clock, extra=0.6), hogs], clock) for _ in range(2)]
+    for hog in starting:
+        hog.opened()
+    assert crowd.recent() > hogs.recent() and crowd.steps() > hogs.steps()
+    typists[0].began()  # typing
+    starting[0].scheduled()
+    starting[0].work(0.02)  # a long step of its start-up
+    assert starting[0].wait() == pytest.approx(0.02 * STEP_PAUSE)
+    assert starting[1].wait() == pytest.approx(0.02 * STEP_PAUSE)
+    typists[1].scheduled()
+    typists[1].work(0.02)  # a long step of a typist's (its address has several)
+    starting[1].began()
+    assert typists[1].wait() == 0, "a typist does not pause for a start-up"
+    first = WorkBudget([Bucket(0.05, 0.3, clock, extra=0.6), Bucket(0.08, 0.3, clock)], clock)
+    first.opened()
+    first.scheduled()
+    first.work(0.02)
+    assert first.wait() == 0, "a first login is not paused"
+
+
+def test_the_sessions_a_heavy_one_makes_way_for_are_those_at_work():
+    """Whether a session makes way (`WorkBudget.wait`) was a walk over every session on
+    the host, for each of its callbacks; it looks at those at work on input only (and,
+    after a long step, those typing lately): a host of idle sessions is not walked."""
+    clock = Clock()
+    idle = [WorkBudget([Bucket(0.05, 0.3, clock)], clock) for _ in range(200)]
+    heavy = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    heavy.charge(0.3)
+    assert not any(budget in WorkBudget.working for budget in idle)
+    typist = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    typist.began()
+    typist.scheduled()
+    assert typist in WorkBudget.working
+    assert heavy.wait() == POLL  # it makes way while the typist is at work
+    clock.now += 0.01
+    typist.work(0.003)
+    clock.now += REST * 2
+    assert heavy.wait() == 0  # the typist has rested: no longer looked at
+    assert typist not in WorkBudget.working and not typist.busy
+    typist.began()
+    typist.scheduled()
+    typist.close()
+    assert heavy.wait() == 0 and typist not in WorkBudget.working
+    assert len(idle) == 200
 
 
 async def test_a_connections_bytes_held_are_not_read_in_one_long_step():

@@ -127,7 +127,7 @@ LONG_STEP = 0.005
 callbacks back to back, is a long step (a screen composed, a session's start-up, a full
 frame): a key of anyone's that arrives meanwhile waits for the whole of it (see
 `Bucket.ran`)."""
-STEP_PAUSE = 19.0
+STEP_PAUSE = 39.0
 """After a long step, a heavy session and every session of its address pause this many
 times its length before their next callback, while a lighter player types: their long
 steps take at most a twentieth of the loop's time then, one at a time."""
@@ -146,6 +146,9 @@ pauses them after each long step whatever is left of it (`Bucket.ran`)."""
 RUN_GAP = 0.002
 """Seconds between two callbacks of an account's sessions within which they count as one
 run (one turn of the loop: see `Bucket.ran`)."""
+STARTING = 1.0
+"""A session's weight (`WorkBudget.weight`) while it or its address has an app starting:
+as heavy as any (a start-up, 0.3 to 0.5 s of work, is its long steps one after another)."""
 TYPING = 2.0
 """Seconds since a session was last given input within which it counts as typing (a
 player a key a second, or slower, between keys), for `STEP_PAUSE`."""
@@ -176,8 +179,12 @@ class Bucket:
         self.run_end = self.stamp
         self.users = 1
         """Sessions drawing on it now (an address's: all of its sessions)."""
+        self.starting = 0
+        """Sessions of it whose app is still starting (see `WorkBudget.opened`)."""
         self._recent = 0.0
         self._recent_at = self.stamp
+        self._steps = 0.0
+        self._steps_at = self.stamp
 
     def level(self) -> float:
         now = self.clock()
@@ -205,6 +212,7 @@ class Bucket:
         self.run += seconds
         self.run_end = now
         if self.run >= LONG_STEP:
+            self._steps = self.steps() + self.run
             if self.users > 1 or self.level() < self.burst * STRAINED:
                 self.pause_until = max(self.pause_until, now + self.run * STEP_PAUSE)
             self.run = 0.0
@@ -217,6 +225,15 @@ class Bucket:
             self._recent *= 0.5 ** ((now - self._recent_at) / RECENT_HALF_LIFE)
             self._recent_at = now
         return self._recent
+
+    def steps(self) -> float:
+        """Seconds of long steps run lately, each halved every `RECENT_HALF_LIFE`: how
+        heavy its sessions are on the others' keys (see `WorkBudget.weight`)."""
+        now = self.clock()
+        if now > self._steps_at:
+            self._steps *= 0.5 ** ((now - self._steps_at) / RECENT_HALF_LIFE)
+            self._steps_at = now
+        return self._steps
 
     def wait(self) -> float:
         """Seconds until this bucket is out of debt (0 when it is)."""
@@ -236,8 +253,7 @@ class WorkBudget:
         """The app's callbacks scheduled and not yet run (or put off)."""
         self.idle_since = -1e9
         """When the app last had nothing scheduled (the clock's time)."""
-        self.busy = False
-        """Whether the app is still at work on input given to it."""
+        self._busy = False
         self.began_at = -1e9
         """When input was last given to the app (the clock's time)."""
         self.drawing: Callable[[], bool] | None = None
@@ -250,16 +266,60 @@ class WorkBudget:
         """The app's callbacks put off while in debt, in order."""
         self._unpark: asyncio.TimerHandle | None = None
         self.closed = False
-        WorkBudget.everyone.add(self)
 
-    everyone: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
-    """Every session's budget on the host: who else might be waiting."""
+    working: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
+    """The sessions at work on input given to them (`busy`): those a heavier one may make
+    way for (see `wait`), so that looking is not a walk over every session on the host."""
+    typing: weakref.WeakKeyDictionary[WorkBudget, float] = weakref.WeakKeyDictionary()
+    """The sessions given input lately, with when, oldest first (see `wait`): an entry
+    goes once `TYPING` old, at anyone's next input, or as its session closes."""
+
+    @property
+    def busy(self) -> bool:
+        """Whether the app is still at work on input given to it."""
+        return self._busy
+
+    @busy.setter
+    def busy(self, busy: bool) -> None:
+        self._busy = busy
+        if busy:
+            WorkBudget.working.add(self)
+        else:
+            WorkBudget.working.discard(self)
+            self._started()
+
+    starting = False
+    """Whether the session's app is still starting: from `opened` until it first rests."""
+
+    def opened(self) -> None:
+        """A new session: its app is being made (given input, as a key is). Until it
+        first rests it, and its address, are heavy (`weight`)."""
+        self.starting = True
+        for bucket in self.buckets:
+            bucket.starting += 1
+        self.began()
+
+    def _started(self) -> None:
+        if self.starting:
+            self.starting = False
+            for bucket in self.buckets:
+                bucket.starting -= 1
 
     def began(self) -> None:
         """Input (a key, a new size) is being given to the app: its work from now until
         it rests is charged."""
         self.busy = True
-        self.began_at = self.last_work = self.idle_since = self.clock()
+        self.began_at = self.last_work = self.idle_since = now = self.clock()
+        typing = WorkBudget.typing
+        typing.pop(self, None)  # to the end: the newest
+        typing[self] = now
+        done = []
+        for other, began_at in typing.items():
+            if now - began_at < TYPING:
+                break
+            done.append(other)
+        for other in done:
+            typing.pop(other, None)
 
     def rested(self) -> bool:
         """Whether the app has had nothing to do for `REST` and has no frame left to
@@ -312,7 +372,7 @@ class WorkBudget:
             if self.wait() > 0 or time.thread_time() - began >= UNPARK_SLICE:
                 break
             context, callback, args = parked.popleft()
-            started = time.thread_time()
+            started, wall = time.thread_time(), time.perf_counter()
             try:
                 context.run(callback, *args)
             except (SystemExit, KeyboardInterrupt):
@@ -322,7 +382,7 @@ class WorkBudget:
                     {"message": f"Exception in callback {callback!r}", "exception": error}
                 )
             finally:
-                self.work(time.thread_time() - started)
+                self.work(time.thread_time() - started, time.perf_counter() - wall)
         if parked:
             self._next_pass(min(self.wait(), POLL))
         else:
@@ -331,21 +391,26 @@ class WorkBudget:
     def close(self) -> None:
         """The session is ending: nothing of its app waits any more (it must shut down)."""
         self.closed = True
+        self._started()
+        WorkBudget.typing.pop(self, None)
+        WorkBudget.working.discard(self)
         if self.parked is not None:
             self._next_pass(0.0)
 
-    def work(self, seconds: float) -> None:
-        """One callback of the app ran for `seconds` of processor time: charged if the
-        app is at work on input."""
+    def work(self, seconds: float, took: float | None = None) -> None:
+        """One callback of the app ran for `seconds` of processor time (`took` seconds of
+        the clock's: as long or longer, when the machine is busy): charged if the app is
+        at work on input. How long the others' keys waited for it is the clock's time,
+        which is what makes a long step (`Bucket.ran`)."""
         self.pending -= 1
         self.metered += seconds
         self.last_work = now = self.clock()
-        for bucket in self.buckets:
-            bucket.ran(seconds, now)
         if self.pending <= 0:
             self.idle_since = now
         if self.busy:
             self.charge(seconds)
+            for bucket in self.buckets:
+                bucket.ran(seconds if took is None else max(seconds, took), now)
 
     def ran(self, seconds: float) -> None:
         """Work for this session outside its app's callbacks (the SSH layer's on its
@@ -399,17 +464,54 @@ class WorkBudget:
         if owed > 0 and self.debt() > DEEP_DEBT:
             return owed
         if owed == 0 and mine < BUSY_FLOOR and not closed:
+            # light, unless starting (its long steps to come are many)
+            return self._paused(now, pause) if self.weight() >= STARTING else 0.0
+        if not closed:
+            lighter = mine * LIGHTER
+            for other in list(WorkBudget.working):
+                if other is self:
+                    continue
+                if other.closed:
+                    WorkBudget.working.discard(other)  # never at work again
+                elif other.rested():
+                    other.busy = False  # as its next callback would find (`scheduled`)
+                elif (
+                    other.parked is None
+                    and other.recent() <= lighter
+                    and other.weight() < STARTING  # nobody makes way for a hog's start-ups
+                ):
+                    return max(owed, pause, POLL)
+        return self._paused(now, pause)
+
+    def _paused(self, now: float, pause: float) -> float:
+        """`pause` if a lighter session (`weight`), not of this one's address, is typing;
+        else 0."""
+        if pause <= 0:
             return 0.0
-        lighter = mine * LIGHTER
-        for other in WorkBudget.everyone:
-            if other is self or other.closed:
+        lighter = self.weight() * PAUSE_LIGHTER
+        mates = self.buckets[1:]
+        for other, began_at in reversed(list(WorkBudget.typing.items())):
+            if now - began_at >= TYPING:
+                break  # the rest began earlier still
+            if other is self or other.closed or any(b in other.buckets for b in mates):
                 continue
-            theirs = other.recent()
-            if theirs <= lighter and not closed and other.at_work():
-                return max(owed, pause, POLL)
-            if pause > 0 and now - other.began_at < TYPING and theirs <= mine * PAUSE_LIGHTER:
+            if other.weight() <= lighter:
                 return pause
         return 0.0
+
+    def weight(self) -> float:
+        """How heavy this session is on the others' keys lately, to tell after a long
+        step whether it pauses for another (`wait`): `STARTING` while a session of its
+        address, one of several, is starting (a start-up is many long steps), else the
+        long steps its input has cost (`Bucket.steps`), its own or its part of its
+        address's. Eight players typing from one address cost their address as much
+        work as a table hog's eight start-ups, throttled: `recent` was no way to tell
+        them apart (the hog never paused), and neither were the address's long steps
+        (eight keys' runs of 5 ms), but each of them is light."""
+        own, *shared = self.buckets
+        if any(bucket.starting and bucket.users > 1 for bucket in shared):
+            return STARTING
+        return max([own.steps(), *(b.steps() / max(1, b.users) for b in shared)])
 
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
@@ -439,7 +541,9 @@ class Budgets:
             bucket.users = 0
             self.addresses[address] = bucket
         bucket.users += 1
-        return WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
+        budget = WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
+        budget.opened()
+        return budget
 
     def close(self, address: str, budget: WorkBudget) -> None:
         """A session ended: its address's account goes when its last session has, once
@@ -483,11 +587,11 @@ class WorkMeter:
             if budget.parked is not None or budget.wait() > 0:
                 budget.park(context, callback, args)
                 return None
-            started = time.thread_time()
+            started, wall = time.thread_time(), time.perf_counter()
             try:
                 return callback(*args)
             finally:
-                budget.work(time.thread_time() - started)
+                budget.work(time.thread_time() - started, time.perf_counter() - wall)
 
         def call_soon(callback: Callable[..., Any], *args: Any, context: Any = None) -> Any:
             if context is None:
@@ -745,12 +849,12 @@ class ReadPacer:
             chunk = bytes(self.inbox[:READ_SLICE])
             del self.inbox[:READ_SLICE]
             charged = budget.spent if budget is not None else 0.0
-            started = time.thread_time()
+            started, wall = time.thread_time(), time.perf_counter()
             self._read(chunk)
             if budget is not None:  # less what was charged inside (keys' parsing)
                 took = time.thread_time() - started
                 budget.charge(max(0.0, took - (budget.spent - charged)))
-                budget.ran(took)
+                budget.ran(max(took, time.perf_counter() - wall))
             if self.paused and len(self.inbox) <= INBOX_MAX // 2:
                 self._resume()
 
