@@ -36,13 +36,14 @@ eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab te
 Who goes first (`WorkBudget.wait`): a session that has worked much more than another
 lately (`recent`, a decaying sum) makes way while that one is at work on a key, in debt
 or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A long
-step (`LONG_STEP`: a screen composed, a start-up) is cut short by nothing, so a key
-that arrives during one waits for all of it: after one, a heavy session that has spent
-more than half its burst (`STRAINED`), or any of an address with several, pauses
-`STEP_PAUSE` times its length while a lighter player types (`Bucket.ran`), so their
-long steps come one at a time, far apart. And a
-busy session is given its input one key at a time (`InputPacer.input`): Textual
-handles every key it is given in one go, without a break for anyone else.
+step (`LONG_STEP`, on the clock: a screen composed, a start-up) is cut short by
+nothing, so a key that arrives during one waits for all of it: after one of its input's
+work, a session that has spent more than half its burst (`STRAINED`), or any of an
+address with several, pauses `STEP_PAUSE` times its length while a lighter player
+types (`Bucket.ran`; lighter by `WorkBudget.weight`: the long steps each has cost, and a
+busy address's start-ups heaviest of all), so their long steps come one at a time, far
+apart. And a busy session is given its input one key at a time (`InputPacer.input`):
+Textual handles every key it is given in one go, without a break for anyone else.
 
 What waits, while either bucket is in debt (or the session makes way): the rest of the
 app's work (each of its callbacks is put off, in order, until the debt is paid:
@@ -130,12 +131,13 @@ frame): a key of anyone's that arrives meanwhile waits for the whole of it (see
 STEP_PAUSE = 39.0
 """After a long step, a heavy session and every session of its address pause this many
 times its length before their next callback, while a lighter player types: their long
-steps take at most a twentieth of the loop's time then, one at a time."""
+steps take at most a fortieth of the loop's time then, one at a time. (At 19, a twentieth,
+a key in twenty met one: the table hog's p95 was 2.7-3.3x the baseline in 2 runs of 3.)"""
 PAUSE_LIGHTER = 0.8
-"""A session pauses after a long step for a typing one whose recent work is at most this
-part of its own (a little lighter: the sessions of one address, as heavy as each other,
-never pause for each other; a heavy one paced long enough to come near a typist's
-lightness keeps pausing, rather than stacking its steps again)."""
+"""A session pauses after a long step for a typing one whose weight (`WorkBudget.weight`)
+is at most this part of its own (a little lighter; the sessions of one address never
+pause for each other; a heavy one paced long enough to come near a typist's lightness
+keeps pausing, rather than stacking its steps again)."""
 STRAINED = 0.5
 """A session's bucket pauses it after a long step only while under this part of its
 burst: a player who opens a screen now and then (its compose a long step, 0.1-0.3 s on a
