@@ -313,7 +313,7 @@ def test_a_busy_address_starting_sessions_pauses_for_a_crowd_typing_from_one_add
     starting = [WorkBudget([Bucket(0.05, 0.3, clock, extra=0.6), hogs], clock) for _ in range(2)]
     for hog in starting:
         hog.opened()
-    assert crowd.recent() > hogs.recent() and crowd.steps() > hogs.steps()
+    assert crowd.recent() > hogs.recent()
     typists[0].began()  # typing
     starting[0].scheduled()
     starting[0].work(0.02)  # a long step of its start-up

@@ -40,10 +40,10 @@ step (`LONG_STEP`, on the clock: a screen composed, a start-up) is cut short by
 nothing, so a key that arrives during one waits for all of it: after one of its input's
 work, a session that has spent more than half its burst (`STRAINED`), or any of an
 address with several, pauses `STEP_PAUSE` times its length while a lighter player
-types (`Bucket.ran`; lighter by `WorkBudget.weight`: the long steps each has cost, and a
-busy address's start-ups heaviest of all), so their long steps come one at a time, far
-apart. And a busy session is given its input one key at a time (`InputPacer.input`):
-Textual handles every key it is given in one go, without a break for anyone else.
+types (`Bucket.ran`; a busy address's start-up pauses for anyone typing, see
+`WorkBudget.starting_many`), so their long steps come one at a time, far apart. And a
+busy session is given its input one key at a time (`InputPacer.input`): Textual
+handles every key it is given in one go, without a break for anyone else.
 
 What waits, while either bucket is in debt (or the session makes way): the rest of the
 app's work (each of its callbacks is put off, in order, until the debt is paid:
@@ -134,8 +134,8 @@ times its length before their next callback, while a lighter player types: their
 steps take at most a fortieth of the loop's time then, one at a time. (At 19, a twentieth,
 a key in twenty met one: the table hog's p95 was 2.7-3.3x the baseline in 2 runs of 3.)"""
 PAUSE_LIGHTER = 0.8
-"""A session pauses after a long step for a typing one whose weight (`WorkBudget.weight`)
-is at most this part of its own (a little lighter; the sessions of one address never
+"""A session pauses after a long step for a typing one whose recent work is at most this
+part of its own (a little lighter; the sessions of one address never
 pause for each other; a heavy one paced long enough to come near a typist's lightness
 keeps pausing, rather than stacking its steps again)."""
 STRAINED = 0.5
@@ -148,9 +148,6 @@ pauses them after each long step whatever is left of it (`Bucket.ran`)."""
 RUN_GAP = 0.002
 """Seconds between two callbacks of an account's sessions within which they count as one
 run (one turn of the loop: see `Bucket.ran`)."""
-STARTING = 1.0
-"""A session's weight (`WorkBudget.weight`) while it or its address has an app starting:
-as heavy as any (a start-up, 0.3 to 0.5 s of work, is its long steps one after another)."""
 TYPING = 2.0
 """Seconds since a session was last given input within which it counts as typing (a
 player a key a second, or slower, between keys), for `STEP_PAUSE`."""
@@ -185,8 +182,6 @@ class Bucket:
         """Sessions of it whose app is still starting (see `WorkBudget.opened`)."""
         self._recent = 0.0
         self._recent_at = self.stamp
-        self._steps = 0.0
-        self._steps_at = self.stamp
 
     def level(self) -> float:
         now = self.clock()
@@ -214,7 +209,6 @@ class Bucket:
         self.run += seconds
         self.run_end = now
         if self.run >= LONG_STEP:
-            self._steps = self.steps() + self.run
             if self.users > 1 or self.level() < self.burst * STRAINED:
                 self.pause_until = max(self.pause_until, now + self.run * STEP_PAUSE)
             self.run = 0.0
@@ -227,15 +221,6 @@ class Bucket:
             self._recent *= 0.5 ** ((now - self._recent_at) / RECENT_HALF_LIFE)
             self._recent_at = now
         return self._recent
-
-    def steps(self) -> float:
-        """Seconds of long steps run lately, each halved every `RECENT_HALF_LIFE`: how
-        heavy its sessions are on the others' keys (see `WorkBudget.weight`)."""
-        now = self.clock()
-        if now > self._steps_at:
-            self._steps *= 0.5 ** ((now - self._steps_at) / RECENT_HALF_LIFE)
-            self._steps_at = now
-        return self._steps
 
     def wait(self) -> float:
         """Seconds until this bucket is out of debt (0 when it is)."""
@@ -295,7 +280,7 @@ class WorkBudget:
 
     def opened(self) -> None:
         """A new session: its app is being made (given input, as a key is). Until it
-        first rests it, and its address, are heavy (`weight`)."""
+        first rests it, and its address, are heavy (`starting_many`)."""
         self.starting = True
         for bucket in self.buckets:
             bucket.starting += 1
@@ -467,7 +452,7 @@ class WorkBudget:
             return owed
         if owed == 0 and mine < BUSY_FLOOR and not closed:
             # light, unless starting (its long steps to come are many)
-            return self._paused(now, pause) if self.weight() >= STARTING else 0.0
+            return self._paused(now, pause) if self.starting_many() else 0.0
         if not closed:
             lighter = mine * LIGHTER
             for other in list(WorkBudget.working):
@@ -480,40 +465,39 @@ class WorkBudget:
                 elif (
                     other.parked is None
                     and other.recent() <= lighter
-                    and other.weight() < STARTING  # nobody makes way for a hog's start-ups
+                    and not other.starting_many()  # nobody makes way for a hog's start-ups
                 ):
                     return max(owed, pause, POLL)
         return self._paused(now, pause)
 
     def _paused(self, now: float, pause: float) -> float:
-        """`pause` if a lighter session (`weight`), not of this one's address, is typing;
-        else 0."""
+        """`pause` if a lighter session (`PAUSE_LIGHTER`), not of this one's address, is
+        typing, or any is while this one's address is starting sessions (`starting_many`);
+        else 0. Nobody pauses for such a start-up."""
         if pause <= 0:
             return 0.0
-        lighter = self.weight() * PAUSE_LIGHTER
+        starting = self.starting_many()
+        lighter = self.recent() * PAUSE_LIGHTER
         mates = self.buckets[1:]
         for other, began_at in reversed(list(WorkBudget.typing.items())):
             if now - began_at >= TYPING:
                 break  # the rest began earlier still
             if other is self or other.closed or any(b in other.buckets for b in mates):
                 continue
-            if other.weight() <= lighter:
+            if other.starting_many():
+                continue
+            if starting or other.recent() <= lighter:
                 return pause
         return 0.0
 
-    def weight(self) -> float:
-        """How heavy this session is on the others' keys lately, to tell after a long
-        step whether it pauses for another (`wait`): `STARTING` while a session of its
-        address, one of several, is starting (a start-up is many long steps), else the
-        long steps its input has cost (`Bucket.steps`), its own or its part of its
-        address's. Eight players typing from one address cost their address as much
-        work as a table hog's eight start-ups, throttled: `recent` was no way to tell
-        them apart (the hog never paused), and neither were the address's long steps
-        (eight keys' runs of 5 ms), but each of them is light."""
-        own, *shared = self.buckets
-        if any(bucket.starting and bucket.users > 1 for bucket in shared):
-            return STARTING
-        return max([own.steps(), *(b.steps() / max(1, b.users) for b in shared)])
+    def starting_many(self) -> bool:
+        """Whether a session of this one's address, which has several, is starting (from
+        `opened` until its app first rests): its long steps come one after another (a
+        start-up is 0.3 to 0.5 s of work), so after one it pauses while anyone types.
+        Eight players typing from one address cost their address as much work as a table
+        hog's eight start-ups, throttled: by `recent` the hog was no heavier, and never
+        paused (bench --abuse f). An address's one session (a first login) is not held."""
+        return any(bucket.starting and bucket.users > 1 for bucket in self.buckets[1:])
 
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
