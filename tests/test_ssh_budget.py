@@ -21,6 +21,7 @@ from cantina.app import CantinaApp
 from cantina.cli import build_parser
 from cantina.ssh.budget import (
     BUSY_FLOOR,
+    CHURN,
     DEEP_DEBT,
     DRAW_MAX,
     INBOX_MAX,
@@ -330,6 +331,23 @@ def test_a_busy_address_starting_sessions_pauses_for_a_crowd_typing_from_one_add
     assert first.wait() == 0, "a first login is not paused"
 
 
+def test_a_session_opened_right_after_its_addresss_last_starts_as_one_of_many():
+    """A client that quits and comes back over and over (bench --abuse e: 22 start-ups in
+    12 s, each with a new address account and its start allowance) is one address
+    starting many sessions: each start-up pauses after a long step while anyone types,
+    and its account is kept for `CHURN` after it leaves. A first login is not held."""
+    budgets = Budgets(0.05, 0.3, 0.08, 0.3)
+    first = budgets.open("198.51.100.7")
+    assert not first.starting_many()
+    first.close()
+    budgets.close("198.51.100.7", first)
+    again = budgets.open("198.51.100.7")  # at once, its last one gone
+    assert again.buckets[1] is first.buckets[1], "the address's account is kept"
+    assert again.starting_many()
+    again.close()
+    budgets.close("198.51.100.7", again)
+
+
 def test_the_sessions_a_heavy_one_makes_way_for_are_those_at_work():
     """Whether a session makes way (`WorkBudget.wait`) was a walk over every session on
     the host, for each of its callbacks; it looks at those at work on input only (and,
@@ -437,7 +455,8 @@ async def test_input_over_budget_is_held_coalesced_and_bounded():
 def test_an_address_that_leaves_in_debt_comes_back_to_its_debt():
     """Its last session gone, an address's account stays while in debt: one that ends its
     session and connects again (each new app costs the host) is not let off; once paid,
-    it is forgotten, and comes back to a full account."""
+    it is forgotten (once `CHURN` has passed since it last opened one), and comes back to a
+    full account."""
     budgets = Budgets(0.05, 0.3, 0.08, 0.3)
     first = budgets.open("192.0.2.1")
     first.charge(2.0)
@@ -451,6 +470,9 @@ def test_an_address_that_leaves_in_debt_comes_back_to_its_debt():
     quick.close("192.0.2.2", gone)
     time.sleep(0.01)
     quick.open("192.0.2.3")
+    assert "192.0.2.2" in quick.addresses, "kept for CHURN after its last session opened"
+    quick.addresses["192.0.2.2"].opened_at -= CHURN  # as if CHURN had passed
+    quick.open("192.0.2.4")
     assert "192.0.2.2" not in quick.addresses
 
 

@@ -37,10 +37,10 @@ Who goes first (`WorkBudget.wait`): a session that has worked much more than ano
 lately (`recent`, a decaying sum) makes way while that one is at work on a key, in debt
 or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A long
 step (`LONG_STEP`, on the clock: a screen composed, a start-up) is cut short by
-nothing, so a key that arrives during one waits for all of it: after one of its input's
-work, a session that has spent more than half its burst (`STRAINED`), or any of an
-address with several, pauses `STEP_PAUSE` times its length while a lighter player
-types (`Bucket.ran`; a busy address's start-up pauses for anyone typing, see
+nothing, so a key that arrives during one waits for all of it: after one, a session
+that has spent more than half its burst (`STRAINED`), or any of an address with
+several, pauses `STEP_PAUSE` times its length while a lighter player types
+(`Bucket.ran`; a busy address's start-up pauses for anyone typing, see
 `WorkBudget.starting_many`), so their long steps come one at a time, far apart. And a
 busy session is given its input one key at a time (`InputPacer.input`): Textual
 handles every key it is given in one go, without a break for anyone else.
@@ -148,6 +148,9 @@ pauses them after each long step whatever is left of it (`Bucket.ran`)."""
 RUN_GAP = 0.002
 """Seconds between two callbacks of an account's sessions within which they count as one
 run (one turn of the loop: see `Bucket.ran`)."""
+CHURN = 5.0
+"""Seconds after an address's session opened within which its next one's start-up counts
+as one of many (`WorkBudget.starting_many`)."""
 TYPING = 2.0
 """Seconds since a session was last given input within which it counts as typing (a
 player a key a second, or slower, between keys), for `STEP_PAUSE`."""
@@ -180,6 +183,8 @@ class Bucket:
         """Sessions drawing on it now (an address's: all of its sessions)."""
         self.starting = 0
         """Sessions of it whose app is still starting (see `WorkBudget.opened`)."""
+        self.opened_at = -1e9
+        """When a session of it last opened (the clock's time; see `Budgets.open`)."""
         self._recent = 0.0
         self._recent_at = self.stamp
 
@@ -277,6 +282,8 @@ class WorkBudget:
 
     starting = False
     """Whether the session's app is still starting: from `opened` until it first rests."""
+    again = False
+    """Whether its address had opened another session within `CHURN` before this one."""
 
     def opened(self) -> None:
         """A new session: its app is being made (given input, as a key is). Until it
@@ -392,12 +399,12 @@ class WorkBudget:
         self.pending -= 1
         self.metered += seconds
         self.last_work = now = self.clock()
+        for bucket in self.buckets:
+            bucket.ran(seconds if took is None else max(seconds, took), now)
         if self.pending <= 0:
             self.idle_since = now
         if self.busy:
             self.charge(seconds)
-            for bucket in self.buckets:
-                bucket.ran(seconds if took is None else max(seconds, took), now)
 
     def ran(self, seconds: float) -> None:
         """Work for this session outside its app's callbacks (the SSH layer's on its
@@ -496,7 +503,11 @@ class WorkBudget:
         start-up is 0.3 to 0.5 s of work), so after one it pauses while anyone types.
         Eight players typing from one address cost their address as much work as a table
         hog's eight start-ups, throttled: by `recent` the hog was no heavier, and never
-        paused (bench --abuse f). An address's one session (a first login) is not held."""
+        paused (bench --abuse f). So too a session opened within `CHURN` of its address's
+        last (a client that quits and comes back, over and over: bench --abuse e). An
+        address's one session (a first login) is not held."""
+        if self.starting and self.again:
+            return True
         return any(bucket.starting and bucket.users > 1 for bucket in self.buckets[1:])
 
     def debt(self) -> float:
@@ -528,6 +539,9 @@ class Budgets:
             self.addresses[address] = bucket
         bucket.users += 1
         budget = WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
+        now = bucket.clock()
+        budget.again = now - bucket.opened_at < CHURN
+        bucket.opened_at = now
         budget.opened()
         return budget
 
@@ -543,7 +557,11 @@ class Budgets:
 
     def _forget_paid(self) -> None:
         for address, bucket in list(self.addresses.items()):
-            if bucket.users == 0 and bucket.wait() == 0:
+            if (
+                bucket.users == 0
+                and bucket.wait() == 0
+                and bucket.clock() - bucket.opened_at >= CHURN
+            ):
                 del self.addresses[address]
 
 
