@@ -21,9 +21,11 @@ from cantina.app import CantinaApp
 from cantina.cli import build_parser
 from cantina.ssh.budget import (
     BUSY_FLOOR,
+    CHURN,
     DEEP_DEBT,
     DRAW_MAX,
     INBOX_MAX,
+    POLL,
     QUEUE_MAX,
     READ_SLICE,
     RESIZE_MAX,
@@ -275,16 +277,101 @@ def test_short_steps_of_one_address_back_to_back_are_a_long_step():
     typist.scheduled()
     typist.work(0.003)
     clock.now += REST * 4
-    for session in sessions:  # apart: short steps
+    for session in sessions:  # apart: short steps (of their input's work: start-ups)
+        session.began()
         session.scheduled()
         clock.now += 0.01
         session.work(0.002)
         assert session.wait() == 0
     for session in sessions:  # back to back
+        session.began()
         session.scheduled()
         clock.now += 0.002
         session.work(0.002)
     assert all(session.wait() > 0 for session in sessions)
+
+
+def test_a_busy_address_starting_sessions_pauses_for_a_crowd_typing_from_one_address():
+    """Eight players typing from one address cost it as much work, and as many 5 ms runs
+    of a key's work, as a table hog's start-ups, throttled: by their address's account the
+    hog was no heavier than they, and never paused (bench --abuse f). Each of them is
+    light, and a session starting (and its address) is heavy: the hog's start-up pauses
+    after a long step while one of them types. A typist does not pause for the hog, and
+    an address's one session starting (a first login) is not paused at all."""
+    clock = Clock()
+    crowd = Bucket(0.08, 0.3, clock)
+    crowd.users = 8
+    typists = [WorkBudget([Bucket(0.05, 0.3, clock), crowd], clock) for _ in range(8)]
+    for _ in range(10):  # a key each, each key's work a run of 6 ms
+        for typist in typists:
+            typist.began()
+            typist.scheduled()
+            clock.now += 0.01
+            typist.work(0.006)
+        clock.now += 0.2
+    hogs = Bucket(0.08, 0.3, clock, extra=0.6)
+    hogs.users = 2
+    starting = [WorkBudget([Bucket(0.05, 0.3, clock, extra=0.6), hogs], clock) for _ in range(2)]
+    for hog in starting:
+        hog.opened()
+    assert crowd.recent() > hogs.recent()
+    typists[0].began()  # typing
+    starting[0].scheduled()
+    starting[0].work(0.02)  # a long step of its start-up
+    assert starting[0].wait() == pytest.approx(0.02 * STEP_PAUSE)
+    assert starting[1].wait() == pytest.approx(0.02 * STEP_PAUSE)
+    typists[1].scheduled()
+    typists[1].work(0.02)  # a long step of a typist's (its address has several)
+    starting[1].began()
+    assert typists[1].wait() == 0, "a typist does not pause for a start-up"
+    first = WorkBudget([Bucket(0.05, 0.3, clock, extra=0.6), Bucket(0.08, 0.3, clock)], clock)
+    first.opened()
+    first.scheduled()
+    first.work(0.02)
+    assert first.wait() == 0, "a first login is not paused"
+
+
+def test_a_session_opened_right_after_its_addresss_last_starts_as_one_of_many():
+    """A client that quits and comes back over and over (bench --abuse e: 22 start-ups in
+    12 s, each with a new address account and its start allowance) is one address
+    starting many sessions: each start-up pauses after a long step while anyone types,
+    and its account is kept for `CHURN` after it leaves. A first login is not held."""
+    budgets = Budgets(0.05, 0.3, 0.08, 0.3)
+    first = budgets.open("198.51.100.7")
+    assert not first.starting_many()
+    first.close()
+    budgets.close("198.51.100.7", first)
+    again = budgets.open("198.51.100.7")  # at once, its last one gone
+    assert again.buckets[1] is first.buckets[1], "the address's account is kept"
+    assert again.starting_many()
+    again.close()
+    budgets.close("198.51.100.7", again)
+
+
+def test_the_sessions_a_heavy_one_makes_way_for_are_those_at_work():
+    """Whether a session makes way (`WorkBudget.wait`) was a walk over every session on
+    the host, for each of its callbacks; it looks at those at work on input only (and,
+    after a long step, those typing lately): a host of idle sessions is not walked."""
+    clock = Clock()
+    idle = [WorkBudget([Bucket(0.05, 0.3, clock)], clock) for _ in range(200)]
+    heavy = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    heavy.charge(0.3)
+    assert not any(budget in WorkBudget.working for budget in idle)
+    typist = WorkBudget([Bucket(0.05, 0.3, clock)], clock)
+    typist.began()
+    typist.scheduled()
+    assert typist in WorkBudget.working
+    assert heavy.wait() == POLL  # it makes way while the typist is at work
+    clock.now += 0.01
+    typist.work(0.003)
+    clock.now += REST * 2
+    assert heavy.wait() == 0  # the typist has rested: no longer looked at
+    assert typist not in WorkBudget.working and not typist.busy
+    typist.began()
+    typist.scheduled()
+    typist.close()
+    assert heavy.wait() == 0 and typist not in WorkBudget.working
+    assert len(idle) == 200
 
 
 async def test_a_connections_bytes_held_are_not_read_in_one_long_step():
@@ -368,7 +455,8 @@ async def test_input_over_budget_is_held_coalesced_and_bounded():
 def test_an_address_that_leaves_in_debt_comes_back_to_its_debt():
     """Its last session gone, an address's account stays while in debt: one that ends its
     session and connects again (each new app costs the host) is not let off; once paid,
-    it is forgotten, and comes back to a full account."""
+    it is forgotten (once `CHURN` has passed since it last opened one), and comes back to a
+    full account."""
     budgets = Budgets(0.05, 0.3, 0.08, 0.3)
     first = budgets.open("192.0.2.1")
     first.charge(2.0)
@@ -382,6 +470,9 @@ def test_an_address_that_leaves_in_debt_comes_back_to_its_debt():
     quick.close("192.0.2.2", gone)
     time.sleep(0.01)
     quick.open("192.0.2.3")
+    assert "192.0.2.2" in quick.addresses, "kept for CHURN after its last session opened"
+    quick.addresses["192.0.2.2"].opened_at -= CHURN  # as if CHURN had passed
+    quick.open("192.0.2.4")
     assert "192.0.2.2" not in quick.addresses
 
 

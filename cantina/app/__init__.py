@@ -22,6 +22,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.screen import Screen
+from textual.theme import Theme
 
 from cantina import preferences as prefs
 from cantina.app.themes import THEMES
@@ -42,6 +43,11 @@ if TYPE_CHECKING:  # the rules core loads with the first table, not with the men
     from screens.table import TableScreen
 
 MIN_SIZE = (80, 24)
+
+_css_variables: dict[tuple[type, str], tuple[Theme, dict[str, str]]] = {}
+"""Each app class's CSS variables for each theme (see `CantinaApp.get_css_variables`)."""
+CSS_VARIABLES_KEPT = 64
+"""Themes whose variables are kept at most (the built-in ones and ours are fewer)."""
 """The smallest terminal the layout is drawn for; below it a notice asks for more room."""
 
 
@@ -112,6 +118,24 @@ class CantinaApp(OneLineCrash, App[None]):
         if self.preferences.theme in self.available_themes:
             # Not `self.theme = ...`: that re-parses every stylesheet (see start_with_theme).
             start_with_theme(self, self.preferences.theme)
+
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's CSS variables, worked out once a process for each theme (Textual's
+        own works out the theme's whole colour system on every call, three times as an app
+        starts: about 15 ms of a hosted session's first step of the host's loop). The
+        variables depend only on the theme and the app's class; the theme is compared by
+        identity, so a theme registered anew under an old name is worked out anew."""
+        theme = self.current_theme
+        key = (type(self), theme.name)
+        kept = _css_variables.get(key)
+        if kept is None or kept[0] is not theme:
+            variables = super().get_css_variables()
+            if len(_css_variables) < CSS_VARIABLES_KEPT or key in _css_variables:
+                _css_variables[key] = (theme, variables)
+        else:
+            variables = kept[1]
+            self.theme_variables = dict(variables)
+        return dict(variables)
 
     def get_default_screen(self) -> Screen:
         """The menu is the bottom of the screen stack: composing it as the default screen,

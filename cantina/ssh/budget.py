@@ -36,11 +36,12 @@ eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab te
 Who goes first (`WorkBudget.wait`): a session that has worked much more than another
 lately (`recent`, a decaying sum) makes way while that one is at work on a key, in debt
 or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A long
-step (`LONG_STEP`: a screen composed, a start-up) is cut short by nothing, so a key
-that arrives during one waits for all of it: after one, a heavy session that has spent
-more than half its burst (`STRAINED`), or any of an address with several, pauses
-`STEP_PAUSE` times its length while a lighter player types (`Bucket.ran`), so their
-long steps come one at a time, far apart. And a
+step (`LONG_STEP`, on the clock: a screen composed, a start-up) is cut short by
+nothing, so a key that arrives during one waits for all of it: after one, a session
+that has spent more than half its burst (`STRAINED`), or any of an address with
+several, pauses `STEP_PAUSE` times its length while a lighter player types
+(`Bucket.ran`; a busy address's start-up pauses for anyone typing, see
+`WorkBudget.starting_many`), so their long steps come one at a time, far apart. And a
 busy session is given its input one key at a time (`InputPacer.input`): Textual
 handles every key it is given in one go, without a break for anyone else.
 
@@ -127,15 +128,16 @@ LONG_STEP = 0.005
 callbacks back to back, is a long step (a screen composed, a session's start-up, a full
 frame): a key of anyone's that arrives meanwhile waits for the whole of it (see
 `Bucket.ran`)."""
-STEP_PAUSE = 19.0
+STEP_PAUSE = 39.0
 """After a long step, a heavy session and every session of its address pause this many
 times its length before their next callback, while a lighter player types: their long
-steps take at most a twentieth of the loop's time then, one at a time."""
+steps take at most a fortieth of the loop's time then, one at a time. (At 19, a twentieth,
+a key in twenty met one: the table hog's p95 was 2.7-3.3x the baseline in 2 runs of 3.)"""
 PAUSE_LIGHTER = 0.8
 """A session pauses after a long step for a typing one whose recent work is at most this
-part of its own (a little lighter: the sessions of one address, as heavy as each other,
-never pause for each other; a heavy one paced long enough to come near a typist's
-lightness keeps pausing, rather than stacking its steps again)."""
+part of its own (a little lighter; the sessions of one address never
+pause for each other; a heavy one paced long enough to come near a typist's lightness
+keeps pausing, rather than stacking its steps again)."""
 STRAINED = 0.5
 """A session's bucket pauses it after a long step only while under this part of its
 burst: a player who opens a screen now and then (its compose a long step, 0.1-0.3 s on a
@@ -146,6 +148,9 @@ pauses them after each long step whatever is left of it (`Bucket.ran`)."""
 RUN_GAP = 0.002
 """Seconds between two callbacks of an account's sessions within which they count as one
 run (one turn of the loop: see `Bucket.ran`)."""
+CHURN = 5.0
+"""Seconds after an address's session opened within which its next one's start-up counts
+as one of many (`WorkBudget.starting_many`)."""
 TYPING = 2.0
 """Seconds since a session was last given input within which it counts as typing (a
 player a key a second, or slower, between keys), for `STEP_PAUSE`."""
@@ -176,6 +181,10 @@ class Bucket:
         self.run_end = self.stamp
         self.users = 1
         """Sessions drawing on it now (an address's: all of its sessions)."""
+        self.starting = 0
+        """Sessions of it whose app is still starting (see `WorkBudget.opened`)."""
+        self.opened_at = -1e9
+        """When a session of it last opened (the clock's time; see `Budgets.open`)."""
         self._recent = 0.0
         self._recent_at = self.stamp
 
@@ -236,8 +245,7 @@ class WorkBudget:
         """The app's callbacks scheduled and not yet run (or put off)."""
         self.idle_since = -1e9
         """When the app last had nothing scheduled (the clock's time)."""
-        self.busy = False
-        """Whether the app is still at work on input given to it."""
+        self._busy = False
         self.began_at = -1e9
         """When input was last given to the app (the clock's time)."""
         self.drawing: Callable[[], bool] | None = None
@@ -250,16 +258,62 @@ class WorkBudget:
         """The app's callbacks put off while in debt, in order."""
         self._unpark: asyncio.TimerHandle | None = None
         self.closed = False
-        WorkBudget.everyone.add(self)
 
-    everyone: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
-    """Every session's budget on the host: who else might be waiting."""
+    working: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
+    """The sessions at work on input given to them (`busy`): those a heavier one may make
+    way for (see `wait`), so that looking is not a walk over every session on the host."""
+    typing: weakref.WeakKeyDictionary[WorkBudget, float] = weakref.WeakKeyDictionary()
+    """The sessions given input lately, with when, oldest first (see `wait`): an entry
+    goes once `TYPING` old, at anyone's next input, or as its session closes."""
+
+    @property
+    def busy(self) -> bool:
+        """Whether the app is still at work on input given to it."""
+        return self._busy
+
+    @busy.setter
+    def busy(self, busy: bool) -> None:
+        self._busy = busy
+        if busy:
+            WorkBudget.working.add(self)
+        else:
+            WorkBudget.working.discard(self)
+            self._started()
+
+    starting = False
+    """Whether the session's app is still starting: from `opened` until it first rests."""
+    again = False
+    """Whether its address had opened another session within `CHURN` before this one."""
+
+    def opened(self) -> None:
+        """A new session: its app is being made (given input, as a key is). Until it
+        first rests it, and its address, are heavy (`starting_many`)."""
+        self.starting = True
+        for bucket in self.buckets:
+            bucket.starting += 1
+        self.began()
+
+    def _started(self) -> None:
+        if self.starting:
+            self.starting = False
+            for bucket in self.buckets:
+                bucket.starting -= 1
 
     def began(self) -> None:
         """Input (a key, a new size) is being given to the app: its work from now until
         it rests is charged."""
         self.busy = True
-        self.began_at = self.last_work = self.idle_since = self.clock()
+        self.began_at = self.last_work = self.idle_since = now = self.clock()
+        typing = WorkBudget.typing
+        typing.pop(self, None)  # to the end: the newest
+        typing[self] = now
+        done = []
+        for other, began_at in typing.items():
+            if now - began_at < TYPING:
+                break
+            done.append(other)
+        for other in done:
+            typing.pop(other, None)
 
     def rested(self) -> bool:
         """Whether the app has had nothing to do for `REST` and has no frame left to
@@ -312,7 +366,7 @@ class WorkBudget:
             if self.wait() > 0 or time.thread_time() - began >= UNPARK_SLICE:
                 break
             context, callback, args = parked.popleft()
-            started = time.thread_time()
+            started, wall = time.thread_time(), time.perf_counter()
             try:
                 context.run(callback, *args)
             except (SystemExit, KeyboardInterrupt):
@@ -322,7 +376,7 @@ class WorkBudget:
                     {"message": f"Exception in callback {callback!r}", "exception": error}
                 )
             finally:
-                self.work(time.thread_time() - started)
+                self.work(time.thread_time() - started, time.perf_counter() - wall)
         if parked:
             self._next_pass(min(self.wait(), POLL))
         else:
@@ -331,17 +385,22 @@ class WorkBudget:
     def close(self) -> None:
         """The session is ending: nothing of its app waits any more (it must shut down)."""
         self.closed = True
+        self._started()
+        WorkBudget.typing.pop(self, None)
+        WorkBudget.working.discard(self)
         if self.parked is not None:
             self._next_pass(0.0)
 
-    def work(self, seconds: float) -> None:
-        """One callback of the app ran for `seconds` of processor time: charged if the
-        app is at work on input."""
+    def work(self, seconds: float, took: float | None = None) -> None:
+        """One callback of the app ran for `seconds` of processor time (`took` seconds of
+        the clock's: as long or longer, when the machine is busy): charged if the app is
+        at work on input. How long the others' keys waited for it is the clock's time,
+        which is what makes a long step (`Bucket.ran`)."""
         self.pending -= 1
         self.metered += seconds
         self.last_work = now = self.clock()
         for bucket in self.buckets:
-            bucket.ran(seconds, now)
+            bucket.ran(seconds if took is None else max(seconds, took), now)
         if self.pending <= 0:
             self.idle_since = now
         if self.busy:
@@ -399,17 +458,57 @@ class WorkBudget:
         if owed > 0 and self.debt() > DEEP_DEBT:
             return owed
         if owed == 0 and mine < BUSY_FLOOR and not closed:
+            # light, unless starting (its long steps to come are many)
+            return self._paused(now, pause) if self.starting_many() else 0.0
+        if not closed:
+            lighter = mine * LIGHTER
+            for other in list(WorkBudget.working):
+                if other is self:
+                    continue
+                if other.closed:
+                    WorkBudget.working.discard(other)  # never at work again
+                elif other.rested():
+                    other.busy = False  # as its next callback would find (`scheduled`)
+                elif (
+                    other.parked is None
+                    and other.recent() <= lighter
+                    and not other.starting_many()  # nobody makes way for a hog's start-ups
+                ):
+                    return max(owed, pause, POLL)
+        return self._paused(now, pause)
+
+    def _paused(self, now: float, pause: float) -> float:
+        """`pause` if a lighter session (`PAUSE_LIGHTER`), not of this one's address, is
+        typing, or any is while this one's address is starting sessions (`starting_many`);
+        else 0. Nobody pauses for such a start-up."""
+        if pause <= 0:
             return 0.0
-        lighter = mine * LIGHTER
-        for other in WorkBudget.everyone:
-            if other is self or other.closed:
+        starting = self.starting_many()
+        lighter = self.recent() * PAUSE_LIGHTER
+        mates = self.buckets[1:]
+        for other, began_at in reversed(list(WorkBudget.typing.items())):
+            if now - began_at >= TYPING:
+                break  # the rest began earlier still
+            if other is self or other.closed or any(b in other.buckets for b in mates):
                 continue
-            theirs = other.recent()
-            if theirs <= lighter and not closed and other.at_work():
-                return max(owed, pause, POLL)
-            if pause > 0 and now - other.began_at < TYPING and theirs <= mine * PAUSE_LIGHTER:
+            if other.starting_many():
+                continue
+            if starting or other.recent() <= lighter:
                 return pause
         return 0.0
+
+    def starting_many(self) -> bool:
+        """Whether a session of this one's address, which has several, is starting (from
+        `opened` until its app first rests): its long steps come one after another (a
+        start-up is 0.3 to 0.5 s of work), so after one it pauses while anyone types.
+        Eight players typing from one address cost their address as much work as a table
+        hog's eight start-ups, throttled: by `recent` the hog was no heavier, and never
+        paused (bench --abuse f). So too a session opened within `CHURN` of its address's
+        last (a client that quits and comes back, over and over: bench --abuse e). An
+        address's one session (a first login) is not held."""
+        if self.starting and self.again:
+            return True
+        return any(bucket.starting and bucket.users > 1 for bucket in self.buckets[1:])
 
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
@@ -439,7 +538,12 @@ class Budgets:
             bucket.users = 0
             self.addresses[address] = bucket
         bucket.users += 1
-        return WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
+        budget = WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
+        now = bucket.clock()
+        budget.again = now - bucket.opened_at < CHURN
+        bucket.opened_at = now
+        budget.opened()
+        return budget
 
     def close(self, address: str, budget: WorkBudget) -> None:
         """A session ended: its address's account goes when its last session has, once
@@ -453,7 +557,11 @@ class Budgets:
 
     def _forget_paid(self) -> None:
         for address, bucket in list(self.addresses.items()):
-            if bucket.users == 0 and bucket.wait() == 0:
+            if (
+                bucket.users == 0
+                and bucket.wait() == 0
+                and bucket.clock() - bucket.opened_at >= CHURN
+            ):
                 del self.addresses[address]
 
 
@@ -483,11 +591,11 @@ class WorkMeter:
             if budget.parked is not None or budget.wait() > 0:
                 budget.park(context, callback, args)
                 return None
-            started = time.thread_time()
+            started, wall = time.thread_time(), time.perf_counter()
             try:
                 return callback(*args)
             finally:
-                budget.work(time.thread_time() - started)
+                budget.work(time.thread_time() - started, time.perf_counter() - wall)
 
         def call_soon(callback: Callable[..., Any], *args: Any, context: Any = None) -> Any:
             if context is None:
@@ -745,12 +853,12 @@ class ReadPacer:
             chunk = bytes(self.inbox[:READ_SLICE])
             del self.inbox[:READ_SLICE]
             charged = budget.spent if budget is not None else 0.0
-            started = time.thread_time()
+            started, wall = time.thread_time(), time.perf_counter()
             self._read(chunk)
             if budget is not None:  # less what was charged inside (keys' parsing)
                 took = time.thread_time() - started
                 budget.charge(max(0.0, took - (budget.spent - charged)))
-                budget.ran(took)
+                budget.ran(max(took, time.perf_counter() - wall))
             if self.paused and len(self.inbox) <= INBOX_MAX // 2:
                 self._resume()
 
