@@ -149,8 +149,13 @@ RUN_GAP = 0.002
 """Seconds between two callbacks of an account's sessions within which they count as one
 run (one turn of the loop: see `Bucket.ran`)."""
 CHURN = 5.0
-"""Seconds after an address's session opened within which its next one's start-up counts
-as one of many (`WorkBudget.starting_many`)."""
+"""Seconds within which the sessions an address opens count together (`MANY`)."""
+MANY = 3
+"""Sessions of one address, at once or opened within `CHURN`, from which its start-ups
+are many (`WorkBudget.starting_many`): a table hog's eight, or a client quitting and
+coming back over and over, but not a player's second session, nor a player back a
+moment after their link dropped, nor two friends behind one router (each of those
+logins, held as many, took 1.2-1.6 s while eight others typed, against 60-110 ms)."""
 TYPING = 2.0
 """Seconds since a session was last given input within which it counts as typing (a
 player a key a second, or slower, between keys), for `STEP_PAUSE`."""
@@ -185,6 +190,8 @@ class Bucket:
         """Sessions of it whose app is still starting (see `WorkBudget.opened`)."""
         self.opened_at = -1e9
         """When a session of it last opened (the clock's time; see `Budgets.open`)."""
+        self.opens: deque[float] = deque()
+        """When its sessions opened, within the last `CHURN` (see `Budgets.open`)."""
         self._recent = 0.0
         self._recent_at = self.stamp
 
@@ -283,7 +290,7 @@ class WorkBudget:
     starting = False
     """Whether the session's app is still starting: from `opened` until it first rests."""
     again = False
-    """Whether its address had opened another session within `CHURN` before this one."""
+    """Whether its address had opened `MANY` sessions within `CHURN`, this one among them."""
 
     def opened(self) -> None:
         """A new session: its app is being made (given input, as a key is). Until it
@@ -503,12 +510,12 @@ class WorkBudget:
         start-up is 0.3 to 0.5 s of work), so after one it pauses while anyone types.
         Eight players typing from one address cost their address as much work as a table
         hog's eight start-ups, throttled: by `recent` the hog was no heavier, and never
-        paused (bench --abuse f). So too a session opened within `CHURN` of its address's
-        last (a client that quits and comes back, over and over: bench --abuse e). An
-        address's one session (a first login) is not held."""
+        paused (bench --abuse f). So too a session opened as the `MANY`th within `CHURN`
+        (a client that quits and comes back, over and over: bench --abuse e). A first
+        login is not held, nor a second session, nor a player back after a dropped link."""
         if self.starting and self.again:
             return True
-        return any(bucket.starting and bucket.users > 1 for bucket in self.buckets[1:])
+        return any(bucket.starting and bucket.users >= MANY for bucket in self.buckets[1:])
 
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
@@ -540,7 +547,10 @@ class Budgets:
         bucket.users += 1
         budget = WorkBudget([Bucket(self.rate, self.burst, extra=START_ALLOWANCE), bucket])
         now = bucket.clock()
-        budget.again = now - bucket.opened_at < CHURN
+        while bucket.opens and now - bucket.opens[0] >= CHURN:
+            bucket.opens.popleft()
+        bucket.opens.append(now)
+        budget.again = len(bucket.opens) >= MANY
         bucket.opened_at = now
         budget.opened()
         return budget
