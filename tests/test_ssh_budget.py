@@ -264,6 +264,25 @@ def test_sessions_sharing_an_address_pause_after_a_long_step_within_its_burst():
         budget.close()
 
 
+def test_players_sharing_an_address_are_not_paused_after_a_long_step_within_their_burst():
+    """Eight players behind one address, none of them starting, well within their burst:
+    a key's work that makes a long step (a busy machine's clock) does not pause them
+    while a newcomer logs in. It did, `STEP_PAUSE` times the step, for the address's
+    several sessions alone: their keys' p95 was 500-800 ms while others logged in,
+    19 ms without. A table hog's start-ups still pause (the test above)."""
+    clock = Clock()
+    crowd = Bucket(0.08, 0.3, clock)
+    crowd.users = 8
+    typists = [WorkBudget([Bucket(0.05, 0.3, clock), crowd], clock) for _ in range(8)]
+    newcomer = WorkBudget([Bucket(0.05, 0.3, clock, extra=0.6), Bucket(0.08, 0.3, clock)], clock)
+    newcomer.opened()  # given its start-up as input: typing, and lighter than they
+    typists[0].began()
+    typists[0].scheduled()
+    typists[0].work(0.02)  # a long step of a key's
+    assert crowd.level() > crowd.burst * STRAINED
+    assert typists[0].wait() == 0 and typists[1].wait() == 0
+
+
 def test_short_steps_of_one_address_back_to_back_are_a_long_step():
     """Eight sessions' passes over their put-off work, each short, one behind the other
     in a turn of the loop, keep a key waiting as long as one long step: they pause as
