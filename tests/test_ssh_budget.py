@@ -264,33 +264,6 @@ def test_sessions_sharing_an_address_pause_after_a_long_step_within_its_burst():
         budget.close()
 
 
-def test_players_sharing_an_address_are_not_paused_after_a_long_step_within_their_burst():
-    """Eight players behind one address, none of them starting, well within their burst:
-    a key's work that makes a long step (a busy machine's clock) does not pause them
-    while a newcomer logs in. It did, `STEP_PAUSE` times the step, for the address's
-    several sessions alone: their keys' p95 was 500-800 ms while others logged in,
-    19 ms without. A table hog's start-ups still pause (the test above)."""
-    clock = Clock()
-    crowd = Bucket(0.08, 0.3, clock)
-    crowd.users = 8
-    typists = [WorkBudget([Bucket(0.05, 0.3, clock), crowd], clock) for _ in range(8)]
-    for _ in range(5):  # five seconds of a key a second each, 5 ms of work a key
-        for typist in typists:
-            typist.began()
-            typist.scheduled()
-            typist.work(0.005)
-            clock.now += 0.125
-    assert crowd.recent() > BUSY_FLOOR  # no longer light: held to its pauses
-    newcomer = WorkBudget([Bucket(0.05, 0.3, clock, extra=0.6), Bucket(0.08, 0.3, clock)], clock)
-    newcomer.opened()  # given its start-up as input: typing, and lighter than they
-    typists[0].began()
-    typists[0].scheduled()
-    typists[0].work(0.02)  # a long step of a key's
-    assert crowd.level() > crowd.burst * STRAINED
-    assert crowd.pause_until <= clock.now, "no pause after it"
-    assert typists[0].wait() <= POLL and typists[1].wait() <= POLL  # at most making way
-
-
 def test_short_steps_of_one_address_back_to_back_are_a_long_step():
     """Eight sessions' passes over their put-off work, each short, one behind the other
     in a turn of the loop, keep a key waiting as long as one long step: they pause as

@@ -39,10 +39,9 @@ or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A
 step (`LONG_STEP`, on the clock: a screen composed, a start-up) is cut short by
 nothing, so a key that arrives during one waits for all of it: after one, a session
 that has spent more than half its burst (`STRAINED`), or any of an address with
-several while one of them starts or they work over its share, pauses `STEP_PAUSE`
-times its length while a lighter player types (`Bucket.ran`; a busy address's start-up
-pauses for anyone typing, see `WorkBudget.starting_many`), so their long steps come one
-at a time, far apart. And a
+several, pauses `STEP_PAUSE` times its length while a lighter player types
+(`Bucket.ran`; a busy address's start-up pauses for anyone typing, see
+`WorkBudget.starting_many`), so their long steps come one at a time, far apart. And a
 busy session is given its input one key at a time (`InputPacer.input`): Textual
 handles every key it is given in one go, without a break for anyone else.
 
@@ -63,7 +62,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import re
 import time
 import weakref
@@ -145,12 +143,8 @@ STRAINED = 0.5
 burst: a player who opens a screen now and then (its compose a long step, 0.1-0.3 s on a
 busy host) is within it and is not paused for a second or two after each (an Esc after
 the first setup screen had waited 1.2-1.4 s), where a flood of screens soon is not. An
-address's bucket shared by several sessions pauses them after each long step whatever is
-left of it while one of them is starting (a table hog's eight start-ups at once) or while
-they work more than the address's share (eight resize storms): `Bucket.ran`. Not
-otherwise: eight players behind one router, each key's work now and then a long step on
-a busy machine's clock, paused for a newcomer's login (their p95 was 500-800 ms while
-others logged in, 19 ms without)."""
+address's bucket shared by several sessions (a table hog's eight start-ups at once)
+pauses them after each long step whatever is left of it (`Bucket.ran`)."""
 RUN_GAP = 0.002
 """Seconds between two callbacks of an account's sessions within which they count as one
 run (one turn of the loop: see `Bucket.ran`)."""
@@ -227,17 +221,9 @@ class Bucket:
         self.run += seconds
         self.run_end = now
         if self.run >= LONG_STEP:
-            if (self.users > 1 and (self.starting or self.over_share())) or (
-                self.level() < self.burst * STRAINED
-            ):
+            if self.users > 1 or self.level() < self.burst * STRAINED:
                 self.pause_until = max(self.pause_until, now + self.run * STEP_PAUSE)
             self.run = 0.0
-
-    def over_share(self) -> bool:
-        """Whether it has worked more than its share lately: its recent work is more than
-        `rate` seconds a second would leave (eight resize storms of one address, not eight
-        players typing behind one router)."""
-        return self.recent() > self.rate * RECENT_HALF_LIFE / math.log(2)
 
     def recent(self) -> float:
         """Seconds of work charged lately, each halved every `RECENT_HALF_LIFE`: about
