@@ -847,3 +847,44 @@ async def test_work_held_back_is_still_the_inputs_work():
     budget.work(0.1)
     assert budget.busy and budget.spent == pytest.approx(0.1)
     budget.close()
+
+
+def test_a_session_looks_past_its_own_addresss_sessions_at_work_and_typing():
+    """A session never makes way, nor pauses, for those of its own address (one account:
+    they are as heavy as it), so `wait` does not look at each of them: sixty-four players
+    behind one address each looked at all the others on every callback of theirs, and
+    their keystroke p95 at a table went from 150 ms to 300-550 ms (bench_ssh --at-table
+    --sessions 64). A lighter player of another address is still made way for."""
+    clock = Clock()
+    address = Bucket(0.05 * 64, 64.0, clock)
+    address.users = 64
+    crowd = [WorkBudget([Bucket(0.05, 64.0, clock), address], clock) for _ in range(64)]
+    looked: list[WorkBudget] = []
+
+    class Counted(WorkBudget):
+        def rested(self) -> bool:
+            looked.append(self)
+            return super().rested()
+
+        def recent(self) -> float:
+            looked.append(self)
+            return super().recent()
+
+    for budget in crowd:
+        budget.__class__ = Counted
+        budget.began()
+        budget.scheduled()
+        budget.charge(0.1)  # heavier than `BUSY_FLOOR`: each looks for lighter ones
+    one = crowd[0]
+    address.ran(0.01, clock.now)  # a long step: they pause for any lighter typist
+    assert address.pause_until > clock.now
+    looked.clear()
+    assert one.wait() == 0  # nobody of another address is at work or typing
+    assert set(looked) <= {one}, f"looked at {len(set(looked) - {one})} of its mates"
+    typist = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    typist.began()
+    typist.scheduled()
+    assert one.wait() > 0  # a lighter player of another address at work: it makes way
+    for budget in crowd:
+        budget.close()
+    typist.close()
