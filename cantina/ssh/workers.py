@@ -116,7 +116,9 @@ PACKET = 1024
 ASK_TIMEOUT = 5.0
 """Seconds a worker waits for its parent's answer before letting the login or session
 in all the same (the parent answers within a turn of its loop; this is for a parent
-that is going away, so that nobody waits on it forever)."""
+that is going away or stalled, so that nobody waits on it forever). Once one ask has
+waited that long, the worker asks on but waits for no answer until the parent answers
+again: a player's login and session do not wait 5 s each, nor does every login after."""
 FORGET_EVERY = 10.0
 """Seconds between the parent's sweeps of addresses whose session budget is full."""
 
@@ -236,6 +238,10 @@ class ParentCounts:
         self.tell = tell
         self.asks: dict[int, asyncio.Future[str]] = {}
         self.last = 0
+        self.silent = False
+        """An ask went unanswered for ASK_TIMEOUT, and the parent has said nothing since:
+        what is asked is let in at once, uncounted (the parent counts it when it reads
+        the ask, if it ever does)."""
 
     async def login(self, handed: Handed) -> str | None:
         return await self.ask(LOGIN, handed)
@@ -249,17 +255,28 @@ class ParentCounts:
     async def ask(self, word: str, handed: Handed) -> str | None:
         self.last += 1
         ask = self.last
-        answer = self.asks[ask] = asyncio.get_running_loop().create_future()
         self.tell(word, ask, handed.number)
+        if self.silent:
+            return None
+        answer = self.asks[ask] = asyncio.get_running_loop().create_future()
         try:
             return await asyncio.wait_for(answer, ASK_TIMEOUT) or None
         except TimeoutError:
-            log.warning("no answer from the parent in %g s: let in uncounted", ASK_TIMEOUT)
+            if not self.silent:  # said once, for every ask let in until it answers
+                self.silent = True
+                log.warning(
+                    "the parent has not answered in %g s: logins and sessions are let in "
+                    "uncounted until it does",
+                    ASK_TIMEOUT,
+                )
             return None
         finally:
             self.asks.pop(ask, None)
 
     def answered(self, ask: int, refusal: str) -> None:
+        if self.silent:
+            self.silent = False
+            log.info("the parent answers again: logins and sessions are counted")
         answer = self.asks.get(ask)
         if answer is not None and not answer.done():
             answer.set_result(refusal)
