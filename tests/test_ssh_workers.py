@@ -737,3 +737,35 @@ async def test_the_rate_of_new_sessions_from_one_address_holds_over_both_workers
         for conn in links:
             conn.close()
         await host.stop()
+
+
+async def test_a_worker_killed_with_minus_9_mid_login_takes_its_logins_counts_with_it(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--startups-per-address 2: two clients stalled after their SSH version, one on each
+    worker, hold their address's connections logging in (a third is refused). The one
+    worker killed with -9, its stalled client goes with it and counts no more: a player
+    from that address logs in and gets the lobby (on the other worker, or the new one)."""
+    host = await limited(keys, redis_server.url, "--startups-per-address", "2")
+    port = port_of(host)
+    held = []
+    conn = None
+    try:
+        for _ in range(2):
+            held.append(await hold_logging_in(port, version=True))
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            await connect(keys, port, "p0")
+        assert refused.value.reason.startswith("cantina: too many connections from your address")
+        dead = host.pids[0]
+        os.kill(dead, signal.SIGKILL)
+        await host.expect(rf"\(pid {dead}\) ended after \d+ s: killed by SIGKILL")
+        conn, terminal = await session(keys, port, "p1")
+        await terminal.expect("shared tables")
+        assert host.logins()["p1"] != dead
+    finally:
+        if conn is not None:
+            conn.close()
+        for writer, _ in held:
+            writer.close()
+        await host.stop()
