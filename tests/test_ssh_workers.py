@@ -769,3 +769,61 @@ async def test_a_worker_killed_with_minus_9_mid_login_takes_its_logins_counts_wi
         for writer, _ in held:
             writer.close()
         await host.stop()
+
+
+async def test_a_session_let_in_uncounted_and_refused_late_does_not_free_anothers_place(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--per-address 1, the parent stopped as a player logs in: the worker lets their
+    login and two sessions in uncounted. Once the parent runs again it reads the asks in
+    order, counting the first session and refusing the second (one an address). The
+    second ending must not uncount the first, still running: a session from a new
+    connection is refused as the address's second (it was let in, two running)."""
+    host = await limited(keys, redis_server.url, "--per-address", "1")
+    port = port_of(host)
+    parent = host.process.pid
+    links = []
+    try:
+        conn, _ = await asyncssh.create_connection(
+            lambda: StopsParent(parent, keys.player),
+            "127.0.0.1",
+            port,
+            username="early",
+            client_keys=[],
+            known_hosts=None,
+            agent_path=None,
+        )
+        links.append(conn)
+        terminals = []
+        try:
+            for _ in range(2):
+                chan, terminal = await conn.create_session(
+                    Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+                )
+                await terminal.expect("shared tables", timeout=30)
+                terminals.append((chan, terminal))
+        finally:
+            os.kill(parent, signal.SIGCONT)
+        await host.expect("the parent answers again")
+        await asyncio.sleep(0.5)  # the parent has read both asks
+        chan, terminal = terminals[1]
+        chan.close()
+        await asyncio.wait_for(terminal.closed.wait(), 10)
+        await asyncio.sleep(0.5)  # its end told to the parent
+        assert not terminals[0][1].closed.is_set()
+        late, third = await session(keys, port, "late")
+        links.append(late)
+        shown = asyncio.create_task(third.expect("shared tables", timeout=20))
+        closed = asyncio.create_task(third.closed.wait())
+        await asyncio.wait([shown, closed], return_when=asyncio.FIRST_COMPLETED, timeout=25)
+        for task in (shown, closed):
+            task.cancel()
+        assert closed.done() and not closed.cancelled(), "let in as if the address had none"
+        assert b"cantina: too many sessions from your address" in third.errors
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(parent, signal.SIGCONT)
+        for link in links:
+            link.close()
+        await host.stop()

@@ -110,7 +110,8 @@ LOGIN = "l"
 SESSION = "s"
 """`s ASK NUMBER`: may a new session start on this connection?"""
 FINISHED = "f"
-"""`f NUMBER`: a session of this connection that the parent counted has ended."""
+"""`f ASK NUMBER`: the session of this connection asked about as ASK has ended (the
+parent counts it no more if it counted it)."""
 PACKET = 1024
 """The longest message either sends."""
 ASK_TIMEOUT = 5.0
@@ -244,23 +245,24 @@ class ParentCounts:
         the ask, if it ever does)."""
 
     async def login(self, handed: Handed) -> str | None:
-        return await self.ask(LOGIN, handed)
+        return (await self.ask(LOGIN, handed))[0]
 
-    async def session(self, handed: Handed) -> str | None:
+    async def session(self, handed: Handed) -> tuple[str | None, int]:
         return await self.ask(SESSION, handed)
 
-    def session_ended(self, handed: Handed) -> None:
-        self.tell(FINISHED, handed.number)
+    def session_ended(self, handed: Handed, ask: int) -> None:
+        self.tell(FINISHED, ask, handed.number)
 
-    async def ask(self, word: str, handed: Handed) -> str | None:
+    async def ask(self, word: str, handed: Handed) -> tuple[str | None, int]:
+        """The parent's answer (a refusal, or None), and the number it was asked with."""
         self.last += 1
         ask = self.last
         self.tell(word, ask, handed.number)
         if self.silent:
-            return None
+            return None, ask
         answer = self.asks[ask] = asyncio.get_running_loop().create_future()
         try:
-            return await asyncio.wait_for(answer, ASK_TIMEOUT) or None
+            return await asyncio.wait_for(answer, ASK_TIMEOUT) or None, ask
         except TimeoutError:
             if not self.silent:  # said once, for every ask let in until it answers
                 self.silent = True
@@ -269,7 +271,7 @@ class ParentCounts:
                     "uncounted until it does",
                     ASK_TIMEOUT,
                 )
-            return None
+            return None, ask
         finally:
             self.asks.pop(ask, None)
 
@@ -298,7 +300,8 @@ class Link:
     logged_in: bool = False
     refused: bool = False
     """Refused at its login: counted nowhere until it ends."""
-    sessions: int = 0
+    sessions: set[int] = field(default_factory=set)
+    """The asks of its sessions that count (their worker's numbers), until each ends."""
 
 
 class Ledger:
@@ -362,7 +365,7 @@ class Ledger:
         self.logged_in[link.address] += 1
         return None
 
-    def session(self, number: int) -> str | None:
+    def session(self, number: int, ask: int) -> str | None:
         link = self.links.get(number)
         if link is None:
             return None
@@ -378,21 +381,23 @@ class Ledger:
             )
         if not starts.take(1):
             return too_fast_line(self.limits.session_rate)
-        link.sessions += 1
+        link.sessions.add(ask)
         self.sessions[link.address] += 1
         return None
 
-    def session_ended(self, number: int) -> None:
+    def session_ended(self, number: int, ask: int) -> None:
+        """A session ended: it counts no more, if it counted (one its worker let in while
+        this parent did not answer, and refused once it did, never did)."""
         link = self.links.get(number)
-        if link is not None and link.sessions > 0:
-            link.sessions -= 1
+        if link is not None and ask in link.sessions:
+            link.sessions.discard(ask)
             self._drop(self.sessions, link.address)
 
     def ended(self, number: int) -> None:
         link = self.links.pop(number, None)
         if link is None:
             return
-        for _ in range(link.sessions):
+        for _ in link.sessions:
             self._drop(self.sessions, link.address)
         if link.logged_in:
             self._drop(self.logged_in, link.address)
@@ -646,11 +651,14 @@ class Supervisor:
             elif word == ENDED:
                 worker.live = max(0, worker.live - 1)
                 self.ledger.ended(last)
-            elif word == FINISHED:
-                self.ledger.session_ended(last)
+            elif word == FINISHED and len(numbers) == 2:
+                self.ledger.session_ended(last, int(numbers[0]))
             elif word in (LOGIN, SESSION) and len(numbers) == 2:
-                asked = self.ledger.login if word == LOGIN else self.ledger.session
-                refusal = asked(last) or ""
+                ask = int(numbers[0])
+                if word == LOGIN:
+                    refusal = self.ledger.login(last) or ""
+                else:
+                    refusal = self.ledger.session(last, ask) or ""
                 with contextlib.suppress(OSError):  # it has ended: its sentinel says so
                     worker.hand.send(f"{ANSWER} {numbers[0]} {refusal}".rstrip().encode())
 
