@@ -120,6 +120,9 @@ in all the same (the parent answers within a turn of its loop; this is for a par
 that is going away or stalled, so that nobody waits on it forever). Once one ask has
 waited that long, the worker asks on but waits for no answer until the parent answers
 again: a player's login and session do not wait 5 s each, nor does every login after."""
+OUTBOX = 100_000
+"""Packets a worker keeps for a parent that reads nothing, at most (a few MB): past it,
+the oldest go (a parent stalled that long is as good as gone)."""
 FORGET_EVERY = 10.0
 """Seconds between the parent's sweeps of addresses whose session budget is full."""
 
@@ -186,10 +189,7 @@ def take_handed(host: Host, hand: socket.socket) -> None:
     hand.setblocking(False)
     serving: set[asyncio.Task[None]] = set()
 
-    def tell(*words: object) -> None:
-        with contextlib.suppress(OSError):  # the parent is gone: this worker ends too
-            hand.send(" ".join(str(w) for w in words).encode())
-
+    tell = Outbox(hand, loop).tell
     counts = host.counts = ParentCounts(tell)
 
     async def serve(sock: socket.socket, handed: Handed) -> None:
@@ -211,6 +211,8 @@ def take_handed(host: Host, hand: socket.socket) -> None:
                 said, fds = b"", []
             if not said and not fds:  # the parent has closed its end
                 loop.remove_reader(hand.fileno())
+                with contextlib.suppress(ValueError, OSError):  # (closed already)
+                    loop.remove_writer(hand.fileno())
                 counts.parent_gone()
                 return
             word, number, rest = [*said.decode(errors="replace").split(" ", 2), "", ""][:3]
@@ -229,6 +231,51 @@ def take_handed(host: Host, hand: socket.socket) -> None:
                 task.add_done_callback(serving.discard)
 
     loop.add_reader(hand.fileno(), handed)
+
+
+class Outbox:
+    """What a worker tells its parent, over its end of their socket pair: each packet
+    sent at once, or, while the pair's buffer is full (a parent stopped or stalled reads
+    nothing), kept in order and sent as soon as it reads again. Dropped, a connection's
+    or a session's end would stay counted in the parent for good."""
+
+    def __init__(self, sock: socket.socket, loop: asyncio.AbstractEventLoop) -> None:
+        self.sock = sock
+        self.loop = loop
+        self.waiting: deque[bytes] = deque()
+        self.gone = False
+        """The parent's end is closed (this worker is ending): nothing more is sent."""
+
+    def tell(self, *words: object) -> None:
+        packet = " ".join(str(w) for w in words).encode()
+        if self.gone:
+            return
+        if self.waiting:
+            self.waiting.append(packet)
+        elif not self.send(packet):
+            self.waiting.append(packet)
+            self.loop.add_writer(self.sock.fileno(), self.flush)
+        if len(self.waiting) > OUTBOX:  # a parent gone for good: it ends this worker soon
+            self.waiting.popleft()
+
+    def send(self, packet: bytes) -> bool:
+        """Whether `packet` is sent (or need not be: the parent is gone)."""
+        try:
+            self.sock.send(packet)
+        except BlockingIOError:
+            return False
+        except OSError:
+            self.gone = True
+            self.waiting.clear()
+        return True
+
+    def flush(self) -> None:
+        while self.waiting:
+            if not self.send(self.waiting[0]):
+                return
+            if self.waiting:
+                self.waiting.popleft()
+        self.loop.remove_writer(self.sock.fileno())
 
 
 class ParentCounts:
