@@ -20,7 +20,7 @@ from redis_server import needs_redis, redis_server  # noqa: F401
 
 from cantina.campaign.errors import explain
 from cantina.campaign.store import encode
-from cantina.store.campaigns import CampaignKeeper, RedisCampaigns
+from cantina.store.campaigns import RETRY, CampaignKeeper, RedisCampaigns
 
 sys.path.insert(0, str(Path(__file__).parent))
 from campaign_driver import decisions, drive, new_campaign
@@ -197,3 +197,32 @@ async def test_a_write_that_reaches_redis_after_a_newer_one_is_dropped(
     assert _doc(store, path) == newer
     session.close()
     assert decisions(store.load(path)) == 2
+
+
+async def test_an_autosave_that_failed_lands_once_redis_is_back_with_no_other_decision(
+    redis_server,  # noqa: F811
+    keeper: CampaignKeeper,
+) -> None:
+    """Redis stopped as a decision is made: its autosave fails, told once, and is tried
+    again quietly every RETRY seconds; Redis started again, the decision is written with
+    no other decision made and nothing asked of the campaign (a player thinking over
+    their next call, or a host killed before it, lost it until then)."""
+    store = keeper.player("p1")
+    path = store.create(new_campaign("valdes", 5, 3))
+    session = store.open(path)
+    failures: list[OSError] = []
+    session.on_error = failures.append
+    drive(session.campaign, 1, lambda *_: None)
+    await until(lambda: session.saves == 1)
+    redis_server.stop()
+    try:
+        drive(session.campaign, 1, lambda *_: None)
+        await until(lambda: bool(failures))
+        await asyncio.sleep(2.5 * RETRY)  # tried again meanwhile, in vain
+        assert len(failures) == 1, "told once, not at each try"
+        assert session.unsaved == 1 and not session.saved
+    finally:
+        redis_server.start()
+    await until(lambda: session.saved and session.unsaved == 0, timeout=10)
+    assert decisions(store.load(path)) == 2
+    session.close()

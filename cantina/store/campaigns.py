@@ -96,6 +96,10 @@ from cantina.text import clean_text
 
 TIMEOUT = 0.5
 """Seconds a call to Redis may take before it is given up (connecting, or an answer)."""
+RETRY = 1.0
+"""Seconds between tries of an autosave that failed for want of Redis, while no newer
+one is made: the decisions made while Redis was away are written once it is back, not
+only at the next decision (a player thinking, or a host killed meanwhile, lost them)."""
 LEASE_MS = 15_000
 """How long a campaign stays leased to a host that stops renewing it (it died)."""
 
@@ -288,9 +292,10 @@ class RedisOpenCampaign(OpenCampaign):
     decision of the older one): while Redis is slow or stopped, a campaign has one write
     under way and one waiting, however many decisions are made, not a write for each
     (each given up on after `TIMEOUT`, in turn). Each outcome is taken in on the loop in
-    order (a failure told to `on_error` as before, the save counted when it lands). A
-    save made directly (`save`, `settle`, `close`) first waits for those on their way, so
-    it stays in order."""
+    order (a failure told to `on_error` as before, the save counted when it lands). One
+    that failed for want of Redis is tried again every RETRY seconds, quietly (told once),
+    until a save lands. A save made directly (`save`, `settle`, `close`) first waits for
+    those on their way, so it stays in order."""
 
     lease: Lease
 
@@ -298,8 +303,11 @@ class RedisOpenCampaign(OpenCampaign):
         super().__init__(path, campaign, lease)
         self.lease = lease
         self._writer: ThreadPoolExecutor | None = None
-        self._on_way: deque[Future[int]] = deque()
-        """Writes handed to the writer, oldest first: each, the decisions it held."""
+        self._on_way: deque[tuple[Future[int], bool]] = deque()
+        """Writes handed to the writer, oldest first: each, the decisions it held, and
+        whether it is a try again (its failure not told again)."""
+        self._retry: asyncio.TimerHandle | None = None
+        self._closed = False
         self._newest: tuple[bytes, int] | None = None
         """The save waiting to go out (its bytes, its decisions), if any: the next write
         to start takes it. Set only when a write is handed to the writer for it."""
@@ -308,7 +316,7 @@ class RedisOpenCampaign(OpenCampaign):
     def write(self, data: bytes) -> None:
         self.lease.write(self.path.name, data)
 
-    def autosave(self) -> None:
+    def autosave(self, again: bool = False) -> None:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # called outside a loop: nothing to keep free, saved now
@@ -321,7 +329,7 @@ class RedisOpenCampaign(OpenCampaign):
         if waiting:  # the write handed over for the older one, not started, takes this
             return
         saving = self._writer.submit(self._write_newest)
-        self._on_way.append(saving)
+        self._on_way.append((saving, again))
         saving.add_done_callback(lambda _: _on_loop(loop, self._landed, False))
 
     def _write_newest(self) -> int:
@@ -336,18 +344,34 @@ class RedisOpenCampaign(OpenCampaign):
     def _landed(self, wait: bool) -> None:
         """Take in the outcomes of the autosaves that have ended (`wait`: of every one on
         its way, waiting for them), oldest first, each once."""
-        while self._on_way and (wait or self._on_way[0].done()):
-            saving = self._on_way.popleft()
+        while self._on_way and (wait or self._on_way[0][0].done()):
+            saving, again = self._on_way.popleft()
             try:
                 decisions = saving.result()
             except OSError as err:
                 self.failure = err
-                if self.on_error is not None:
+                if self.on_error is not None and not again:
                     self.on_error(err)
+                if err.errno == errno.ECONNREFUSED:  # Redis away (`_away`), not the lease
+                    self._try_again_later()
                 continue
             self.saves += 1
             self.failure = None
             self._saved_decisions = decisions
+
+    def _try_again_later(self) -> None:
+        if self._retry is not None or self._closed:
+            return
+        with suppress(RuntimeError):  # no loop running: `settle` tries it again
+            self._retry = asyncio.get_running_loop().call_later(RETRY, self._try_again)
+
+    def _try_again(self) -> None:
+        self._retry = None
+        if self._closed or self.failure is None:
+            return
+        if self._on_way:  # a newer one is on its way: its outcome decides
+            return
+        self.autosave(again=True)
 
     def save(self) -> None:
         self._landed(True)
@@ -359,6 +383,9 @@ class RedisOpenCampaign(OpenCampaign):
 
     def close(self) -> None:
         self._landed(True)
+        self._closed = True
+        if self._retry is not None:
+            self._retry.cancel()
         if self._writer is not None:
             self._writer.shutdown()
         super().close()
