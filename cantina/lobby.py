@@ -68,7 +68,7 @@ from cantina.store.records import (
     encode_setup,
     new_id,
 )
-from cantina.store.redis_store import HERE_MS, RedisStore, Said, Seating
+from cantina.store.redis_store import HERE_MS, RESERVE_MS, RedisStore, Said, Seating
 
 if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
@@ -127,6 +127,11 @@ CODE_POOL = MAX_TABLES
 as it may open, so a crowd arriving at once is never refused for want of one before a
 beat tops the pool up (with 16, twenty players setting up tables in the same second had
 four of them refused)."""
+CODE_RENEW = RESERVE_MS / 3000
+"""Seconds between a host's renewals of its whole pool of codes (a third of how long a
+code stays held unrenewed): renewed at every beat, a pool of 64 was 64 scripts a second
+to Redis from each host, idle or not. A code drawn is held from then; one whose table's
+record is on its way is renewed every beat still (they are few)."""
 CODE_ROUNDS = 4
 """Rounds of draws a beat makes at most to top its pool up (each round draws what is
 missing at once; a code another host holds, or a table has, is drawn again next round)."""
@@ -344,6 +349,9 @@ class Lobby:
         self._codes: list[str] = []
         """Join codes this host holds in the shared store for its next tables (`_reserve`):
         another host drawing one of them draws again."""
+        self._renew_at = 0.0
+        """When (monotonic) `_reserve` renews the whole pool next (0: at once, as after
+        Redis was away: what it held may have lapsed or gone to another host)."""
         self._lost: dict[str, list[tuple[int, Player]]] = {}
         """Seats given here that Redis gave to someone else, by table: their people are
         told once this host has the table as Redis has it."""
@@ -1010,6 +1018,7 @@ class Lobby:
             except StoreAway:
                 stop_if_cancelled()
                 away = True
+                self._renew_at = 0.0  # its codes too, at the first beat Redis answers
                 await asyncio.sleep(0.5)
             except asyncio.CancelledError:
                 raise
@@ -1116,6 +1125,7 @@ class Lobby:
             except StoreAway:
                 stop_if_cancelled()
                 held = set()
+                self._renew_at = 0.0  # the whole pool again once Redis is back
             for code, table in self.tables.items():
                 table.elsewhere = set(self.elsewhere.get(code, ()))
                 if table.dealer is not None:
@@ -1162,12 +1172,18 @@ class Lobby:
             dealer.caught_up()
 
     async def _reserve(self, shared: RedisStore) -> None:
-        """Keep holding this host's join codes for its next tables (and those of its new
-        tables whose record is still on its way), and draw more until it holds
-        CODE_POOL: a code a table has, or another host holds, is drawn again (StoreAway)."""
+        """Keep holding this host's join codes for its next tables (every CODE_RENEW) and
+        those of its new tables whose record is still on its way (every beat), and draw
+        more until it holds CODE_POOL: a code a table has, or another host holds, is drawn
+        again (StoreAway). One round trip for each, and none for a pool full and not due."""
         waiting = [code for code in self.tables if shared.pending(code)]
-        held = await shared.reserve(self.host_id, [*self._codes, *waiting])
-        self._codes = [code for code in self._codes if code in held]
+        now = time.monotonic()
+        if now >= self._renew_at:
+            held = await shared.reserve(self.host_id, [*self._codes, *waiting])
+            self._codes = [code for code in self._codes if code in held]
+            self._renew_at = now + CODE_RENEW
+        elif waiting:
+            await shared.reserve(self.host_id, waiting)
         for _ in range(CODE_ROUNDS):
             drawn: list[str] = []
             for _ in range(CODE_POOL - len(self._codes)):

@@ -10,6 +10,7 @@ import random
 import re
 from collections.abc import Callable
 
+import redis
 import test_ssh
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
 from ssh_clients import OpenSSH, plain
@@ -20,6 +21,7 @@ from cantina.dealer import ASKING, OVER, Pace, Place
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
 from cantina.lobby import (
+    BEAT,
     CODE_POOL,
     CODE_TAKEN,
     LEASE_DEFER,
@@ -840,3 +842,60 @@ async def test_who_is_here_in_the_lobby_is_everyone_on_every_host(
         assert names(b) == ["Ana"]
     finally:
         await stop(a, b)
+
+
+async def test_an_idle_hosts_beats_renew_its_pool_of_codes_only_when_due(
+    redis_server,  # noqa: F811
+):
+    """A host holds CODE_POOL (64) join codes in Redis, held RESERVE_MS (60 s) unless
+    renewed. Renewed at every beat, they were 64 scripts a second from each host, idle or
+    not; now the pool is renewed every CODE_RENEW (20 s), so an idle host's four beats
+    send a few commands each, and every code is still its own. After Redis was away the
+    next beat renews the whole pool again (what it held may have lapsed meanwhile)."""
+    a = await host(redis_server.url)
+    admin = redis.Redis.from_url(redis_server.url)
+    try:
+        store = a.shared
+        assert store is not None
+        await until(lambda: len(a._codes) == CODE_POOL)
+        await asyncio.sleep(BEAT)
+        admin.config_resetstat()
+        await asyncio.sleep(4.5 * BEAT)
+        stats = admin.info("commandstats")
+        scripts = stats.get("cmdstat_evalsha", {}).get("calls", 0)
+        commands = sum(
+            stat["calls"]
+            for name, stat in stats.items()
+            if name not in ("cmdstat_config|resetstat", "cmdstat_info")
+        )
+        # a beat: one script saying who is here (and what it runs), one blocking read
+        assert scripts <= 2 * 5 and commands <= 8 * 5, stats
+        holders = await store.client.mget([store.code_key(code) for code in a._codes])
+        assert all(bytes(holder).decode() == a.host_id for holder in holders)
+
+        lapsed = a._codes[:8]
+        await store.client.delete(*[store.code_key(code) for code in lapsed])
+        await asyncio.sleep(1.5 * BEAT)
+        assert await store.client.exists(*[store.code_key(c) for c in lapsed]) == 0
+        redis_server.stop()  # Redis away for a beat or two: the pool is renewed after
+        await asyncio.sleep(2.5 * BEAT)
+        redis_server.start()
+        await until_renewed(store, lapsed)
+        holders = await store.client.mget([store.code_key(code) for code in a._codes])
+        assert all(holder is not None and bytes(holder).decode() == a.host_id for holder in holders)
+    finally:
+        admin.close()
+        await stop(a)
+
+
+async def until_renewed(store: RedisStore, codes: list[str], timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        try:
+            if await store.client.exists(*[store.code_key(c) for c in codes]) == len(codes):
+                return
+        except redis.RedisError:  # not answering yet
+            pass
+        assert loop.time() < deadline, "the pool was not renewed after Redis came back"
+        await asyncio.sleep(0.1)

@@ -630,3 +630,200 @@ async def test_a_worker_killed_with_minus_9_takes_its_sessions_counts_with_it(
         for conn, _ in links:
             conn.close()
         await host.stop()
+
+
+async def test_a_parent_that_does_not_answer_lets_the_player_in_uncounted_with_one_line(
+    keys: Keys,
+    workers: Workers,
+):
+    """The parent stopped (SIGSTOP) as a player logs in, and left stopped: the worker
+    waits ASK_TIMEOUT for its answer about the login, then lets the player in, and their
+    session too without waiting again, saying so in one log line (not one per ask);
+    once the parent runs again and answers, the worker says that in one line, and the
+    logins after count as before."""
+    port = port_of(workers)
+    parent = workers.process.pid
+    conn = None
+    try:
+        conn, _ = await asyncssh.create_connection(
+            lambda: StopsParent(parent, keys.player),
+            "127.0.0.1",
+            port,
+            username="early",
+            client_keys=[],
+            known_hosts=None,
+            agent_path=None,
+        )
+        _, terminal = await conn.create_session(
+            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+        )
+        await terminal.expect("shared tables", timeout=30)  # the parent still stopped
+        assert alive(parent)
+        state = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        assert state == "T", "the parent was stopped all along"
+        _, second = await conn.create_session(
+            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+        )
+        await second.expect("shared tables", timeout=30)
+    finally:
+        os.kill(parent, signal.SIGCONT)
+    try:
+        await workers.expect("the parent answers again: logins and sessions are counted")
+        unanswered = [line for line in workers.log.splitlines() if "not answered" in line]
+        assert len(unanswered) == 1, workers.log[-1500:]
+        assert re.fullmatch(
+            r"\S+ \S+ cantina\[\d+\]: the parent has not answered in 5 s: logins and "
+            r"sessions are let in uncounted until it does",
+            unanswered[0],
+        ), unanswered
+        assert "as 'early'" in workers.log and "Traceback" not in workers.log
+        later, _ = await connect(keys, port, "later")
+        later.close()
+        await workers.expect("as 'later'")
+        assert len([line for line in workers.log.splitlines() if "not answered" in line]) == 1
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+async def test_the_rate_of_new_sessions_from_one_address_holds_over_both_workers(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """An address may start `session_burst` (16) sessions at once, then `session_rate`
+    (0.5) a second. 24 sessions opened at once from one address, 12 on each worker (on
+    two connections, one on each): each worker's own budget would let all 12 in; the
+    parent's, the whole host's, lets in the burst and what refilled meanwhile, and the
+    rest are refused in the host's one line."""
+    limits = Limits()
+    host = await limited(keys, redis_server.url, "--per-address", "24")
+    port = port_of(host)
+    links = []
+    try:
+        for user in ("p0", "p1"):
+            links.append((await connect(keys, port, user))[0])
+        await host.expect("as 'p1'")
+        took = host.logins()
+        assert took["p0"] != took["p1"], took  # one connection on each worker
+
+        async def start(conn: asyncssh.SSHClientConnection) -> tuple[bool, bytes]:
+            chan, terminal = await conn.create_session(
+                Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+            )
+            shown = asyncio.create_task(terminal.expect("shared tables", timeout=60))
+            ended = asyncio.create_task(terminal.closed.wait())
+            await asyncio.wait([shown, ended], return_when=asyncio.FIRST_COMPLETED)
+            for task in (shown, ended):
+                task.cancel()
+            let_in = shown.done() and not shown.cancelled() and shown.exception() is None
+            chan.close()
+            return let_in, bytes(terminal.errors)
+
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        ended = await asyncio.gather(*(start(links[i % 2]) for i in range(24)))
+        took_s = loop.time() - began
+        let_in = sum(1 for shown, _ in ended if shown)
+        refused = [errors for shown, errors in ended if not shown]
+        refill = int(took_s * limits.session_rate) + 1
+        assert limits.session_burst <= let_in <= limits.session_burst + refill < 24, (
+            let_in,
+            took_s,
+        )
+        line = b"cantina: new sessions from your address come too fast; try again in 2 s"
+        assert refused and all(line in errors for errors in refused), refused
+        await host.expect(r"refused 127\.0\.0\.1 \S+ '(p0|p1)': new sessions from your address")
+    finally:
+        for conn in links:
+            conn.close()
+        await host.stop()
+
+
+async def test_a_worker_killed_with_minus_9_mid_login_takes_its_logins_counts_with_it(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--startups-per-address 2: two clients stalled after their SSH version, one on each
+    worker, hold their address's connections logging in (a third is refused). The one
+    worker killed with -9, its stalled client goes with it and counts no more: a player
+    from that address logs in and gets the lobby (on the other worker, or the new one)."""
+    host = await limited(keys, redis_server.url, "--startups-per-address", "2")
+    port = port_of(host)
+    held = []
+    conn = None
+    try:
+        for _ in range(2):
+            held.append(await hold_logging_in(port, version=True))
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            await connect(keys, port, "p0")
+        assert refused.value.reason.startswith("cantina: too many connections from your address")
+        dead = host.pids[0]
+        os.kill(dead, signal.SIGKILL)
+        await host.expect(rf"\(pid {dead}\) ended after \d+ s: killed by SIGKILL")
+        conn, terminal = await session(keys, port, "p1")
+        await terminal.expect("shared tables")
+        assert host.logins()["p1"] != dead
+    finally:
+        if conn is not None:
+            conn.close()
+        for writer, _ in held:
+            writer.close()
+        await host.stop()
+
+
+async def test_a_session_let_in_uncounted_and_refused_late_does_not_free_anothers_place(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """--per-address 1, the parent stopped as a player logs in: the worker lets their
+    login and two sessions in uncounted. Once the parent runs again it reads the asks in
+    order, counting the first session and refusing the second (one an address). The
+    second ending must not uncount the first, still running: a session from a new
+    connection is refused as the address's second (it was let in, two running)."""
+    host = await limited(keys, redis_server.url, "--per-address", "1")
+    port = port_of(host)
+    parent = host.process.pid
+    links = []
+    try:
+        conn, _ = await asyncssh.create_connection(
+            lambda: StopsParent(parent, keys.player),
+            "127.0.0.1",
+            port,
+            username="early",
+            client_keys=[],
+            known_hosts=None,
+            agent_path=None,
+        )
+        links.append(conn)
+        terminals = []
+        try:
+            for _ in range(2):
+                chan, terminal = await conn.create_session(
+                    Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+                )
+                await terminal.expect("shared tables", timeout=30)
+                terminals.append((chan, terminal))
+        finally:
+            os.kill(parent, signal.SIGCONT)
+        await host.expect("the parent answers again")
+        await asyncio.sleep(0.5)  # the parent has read both asks
+        chan, terminal = terminals[1]
+        chan.close()
+        await asyncio.wait_for(terminal.closed.wait(), 10)
+        await asyncio.sleep(0.5)  # its end told to the parent
+        assert not terminals[0][1].closed.is_set()
+        late, third = await session(keys, port, "late")
+        links.append(late)
+        shown = asyncio.create_task(third.expect("shared tables", timeout=20))
+        closed = asyncio.create_task(third.closed.wait())
+        await asyncio.wait([shown, closed], return_when=asyncio.FIRST_COMPLETED, timeout=25)
+        for task in (shown, closed):
+            task.cancel()
+        assert closed.done() and not closed.cancelled(), "let in as if the address had none"
+        assert b"cantina: too many sessions from your address" in third.errors
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(parent, signal.SIGCONT)
+        for link in links:
+            link.close()
+        await host.stop()

@@ -136,11 +136,15 @@ class Counts(Protocol):
         """Why this logged-in connection may not stay, or None (it counts)."""
         ...
 
-    async def session(self, handed: Handed) -> str | None:
-        """Why a new session on this connection may not start, or None (it counts)."""
+    async def session(self, handed: Handed) -> tuple[str | None, int]:
+        """Why a new session on this connection may not start, or None (it counts); and
+        the number its end is told with (`session_ended`)."""
         ...
 
-    def session_ended(self, handed: Handed) -> None: ...
+    def session_ended(self, handed: Handed, ask: int) -> None:
+        """The session asked about as `ask` has ended (if it was counted, it counts no
+        more: one let in while the parent did not answer may have been refused since)."""
+        ...
 
 
 def player_name(identity: str) -> str:
@@ -662,6 +666,8 @@ class Session(asyncssh.SSHServerSession):
         """Where input and window changes wait while the session is over its budget."""
         self.counted = False
         """Counted by the parent of `--workers` (told when it ends)."""
+        self.ask = 0
+        """The number its start was asked about with (to the parent of `--workers`)."""
         self.last_input = asyncio.get_event_loop().time()
 
     # --- what the client asks for ----------------------------------------------------------
@@ -709,7 +715,7 @@ class Session(asyncssh.SSHServerSession):
         admitted = self.gate.admitted
         if admitted is not None and not await admitted:
             return  # its connection was refused: it closes
-        why = await counts.session(handed)
+        why, self.ask = await counts.session(handed)
         self.counted = why is None
         if self.closed:  # gone while asking
             self.uncount()
@@ -723,7 +729,7 @@ class Session(asyncssh.SSHServerSession):
         counts, handed = self.host.counts, self.gate.handed
         if self.counted and counts is not None and handed is not None:
             self.counted = False
-            counts.session_ended(handed)
+            counts.session_ended(handed, self.ask)
 
     def begin(self) -> None:
         """Run the app: this session counts now, with its share of the host's time."""

@@ -110,13 +110,19 @@ LOGIN = "l"
 SESSION = "s"
 """`s ASK NUMBER`: may a new session start on this connection?"""
 FINISHED = "f"
-"""`f NUMBER`: a session of this connection that the parent counted has ended."""
+"""`f ASK NUMBER`: the session of this connection asked about as ASK has ended (the
+parent counts it no more if it counted it)."""
 PACKET = 1024
 """The longest message either sends."""
 ASK_TIMEOUT = 5.0
 """Seconds a worker waits for its parent's answer before letting the login or session
 in all the same (the parent answers within a turn of its loop; this is for a parent
-that is going away, so that nobody waits on it forever)."""
+that is going away or stalled, so that nobody waits on it forever). Once one ask has
+waited that long, the worker asks on but waits for no answer until the parent answers
+again: a player's login and session do not wait 5 s each, nor does every login after."""
+OUTBOX = 100_000
+"""Packets a worker keeps for a parent that reads nothing, at most (a few MB): past it,
+the oldest go (a parent stalled that long is as good as gone)."""
 FORGET_EVERY = 10.0
 """Seconds between the parent's sweeps of addresses whose session budget is full."""
 
@@ -183,10 +189,7 @@ def take_handed(host: Host, hand: socket.socket) -> None:
     hand.setblocking(False)
     serving: set[asyncio.Task[None]] = set()
 
-    def tell(*words: object) -> None:
-        with contextlib.suppress(OSError):  # the parent is gone: this worker ends too
-            hand.send(" ".join(str(w) for w in words).encode())
-
+    tell = Outbox(hand, loop).tell
     counts = host.counts = ParentCounts(tell)
 
     async def serve(sock: socket.socket, handed: Handed) -> None:
@@ -208,6 +211,8 @@ def take_handed(host: Host, hand: socket.socket) -> None:
                 said, fds = b"", []
             if not said and not fds:  # the parent has closed its end
                 loop.remove_reader(hand.fileno())
+                with contextlib.suppress(ValueError, OSError):  # (closed already)
+                    loop.remove_writer(hand.fileno())
                 counts.parent_gone()
                 return
             word, number, rest = [*said.decode(errors="replace").split(" ", 2), "", ""][:3]
@@ -228,6 +233,51 @@ def take_handed(host: Host, hand: socket.socket) -> None:
     loop.add_reader(hand.fileno(), handed)
 
 
+class Outbox:
+    """What a worker tells its parent, over its end of their socket pair: each packet
+    sent at once, or, while the pair's buffer is full (a parent stopped or stalled reads
+    nothing), kept in order and sent as soon as it reads again. Dropped, a connection's
+    or a session's end would stay counted in the parent for good."""
+
+    def __init__(self, sock: socket.socket, loop: asyncio.AbstractEventLoop) -> None:
+        self.sock = sock
+        self.loop = loop
+        self.waiting: deque[bytes] = deque()
+        self.gone = False
+        """The parent's end is closed (this worker is ending): nothing more is sent."""
+
+    def tell(self, *words: object) -> None:
+        packet = " ".join(str(w) for w in words).encode()
+        if self.gone:
+            return
+        if self.waiting:
+            self.waiting.append(packet)
+        elif not self.send(packet):
+            self.waiting.append(packet)
+            self.loop.add_writer(self.sock.fileno(), self.flush)
+        if len(self.waiting) > OUTBOX:  # a parent gone for good: it ends this worker soon
+            self.waiting.popleft()
+
+    def send(self, packet: bytes) -> bool:
+        """Whether `packet` is sent (or need not be: the parent is gone)."""
+        try:
+            self.sock.send(packet)
+        except BlockingIOError:
+            return False
+        except OSError:
+            self.gone = True
+            self.waiting.clear()
+        return True
+
+    def flush(self) -> None:
+        while self.waiting:
+            if not self.send(self.waiting[0]):
+                return
+            if self.waiting:
+                self.waiting.popleft()
+        self.loop.remove_writer(self.sock.fileno())
+
+
 class ParentCounts:
     """A worker's side of the parent's counts (server.Counts): each ask a packet to the
     parent and a future for its answer."""
@@ -236,30 +286,46 @@ class ParentCounts:
         self.tell = tell
         self.asks: dict[int, asyncio.Future[str]] = {}
         self.last = 0
+        self.silent = False
+        """An ask went unanswered for ASK_TIMEOUT, and the parent has said nothing since:
+        what is asked is let in at once, uncounted (the parent counts it when it reads
+        the ask, if it ever does)."""
 
     async def login(self, handed: Handed) -> str | None:
-        return await self.ask(LOGIN, handed)
+        return (await self.ask(LOGIN, handed))[0]
 
-    async def session(self, handed: Handed) -> str | None:
+    async def session(self, handed: Handed) -> tuple[str | None, int]:
         return await self.ask(SESSION, handed)
 
-    def session_ended(self, handed: Handed) -> None:
-        self.tell(FINISHED, handed.number)
+    def session_ended(self, handed: Handed, ask: int) -> None:
+        self.tell(FINISHED, ask, handed.number)
 
-    async def ask(self, word: str, handed: Handed) -> str | None:
+    async def ask(self, word: str, handed: Handed) -> tuple[str | None, int]:
+        """The parent's answer (a refusal, or None), and the number it was asked with."""
         self.last += 1
         ask = self.last
-        answer = self.asks[ask] = asyncio.get_running_loop().create_future()
         self.tell(word, ask, handed.number)
+        if self.silent:
+            return None, ask
+        answer = self.asks[ask] = asyncio.get_running_loop().create_future()
         try:
-            return await asyncio.wait_for(answer, ASK_TIMEOUT) or None
+            return await asyncio.wait_for(answer, ASK_TIMEOUT) or None, ask
         except TimeoutError:
-            log.warning("no answer from the parent in %g s: let in uncounted", ASK_TIMEOUT)
-            return None
+            if not self.silent:  # said once, for every ask let in until it answers
+                self.silent = True
+                log.warning(
+                    "the parent has not answered in %g s: logins and sessions are let in "
+                    "uncounted until it does",
+                    ASK_TIMEOUT,
+                )
+            return None, ask
         finally:
             self.asks.pop(ask, None)
 
     def answered(self, ask: int, refusal: str) -> None:
+        if self.silent:
+            self.silent = False
+            log.info("the parent answers again: logins and sessions are counted")
         answer = self.asks.get(ask)
         if answer is not None and not answer.done():
             answer.set_result(refusal)
@@ -281,7 +347,8 @@ class Link:
     logged_in: bool = False
     refused: bool = False
     """Refused at its login: counted nowhere until it ends."""
-    sessions: int = 0
+    sessions: set[int] = field(default_factory=set)
+    """The asks of its sessions that count (their worker's numbers), until each ends."""
 
 
 class Ledger:
@@ -345,7 +412,7 @@ class Ledger:
         self.logged_in[link.address] += 1
         return None
 
-    def session(self, number: int) -> str | None:
+    def session(self, number: int, ask: int) -> str | None:
         link = self.links.get(number)
         if link is None:
             return None
@@ -361,21 +428,23 @@ class Ledger:
             )
         if not starts.take(1):
             return too_fast_line(self.limits.session_rate)
-        link.sessions += 1
+        link.sessions.add(ask)
         self.sessions[link.address] += 1
         return None
 
-    def session_ended(self, number: int) -> None:
+    def session_ended(self, number: int, ask: int) -> None:
+        """A session ended: it counts no more, if it counted (one its worker let in while
+        this parent did not answer, and refused once it did, never did)."""
         link = self.links.get(number)
-        if link is not None and link.sessions > 0:
-            link.sessions -= 1
+        if link is not None and ask in link.sessions:
+            link.sessions.discard(ask)
             self._drop(self.sessions, link.address)
 
     def ended(self, number: int) -> None:
         link = self.links.pop(number, None)
         if link is None:
             return
-        for _ in range(link.sessions):
+        for _ in link.sessions:
             self._drop(self.sessions, link.address)
         if link.logged_in:
             self._drop(self.logged_in, link.address)
@@ -629,11 +698,14 @@ class Supervisor:
             elif word == ENDED:
                 worker.live = max(0, worker.live - 1)
                 self.ledger.ended(last)
-            elif word == FINISHED:
-                self.ledger.session_ended(last)
+            elif word == FINISHED and len(numbers) == 2:
+                self.ledger.session_ended(last, int(numbers[0]))
             elif word in (LOGIN, SESSION) and len(numbers) == 2:
-                asked = self.ledger.login if word == LOGIN else self.ledger.session
-                refusal = asked(last) or ""
+                ask = int(numbers[0])
+                if word == LOGIN:
+                    refusal = self.ledger.login(last) or ""
+                else:
+                    refusal = self.ledger.session(last, ask) or ""
                 with contextlib.suppress(OSError):  # it has ended: its sentinel says so
                     worker.hand.send(f"{ANSWER} {numbers[0]} {refusal}".rstrip().encode())
 

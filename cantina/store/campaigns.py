@@ -20,6 +20,11 @@ Cluster wants for a script that touches several):
   lease in the same script, so a host that lost it (Redis away longer than the lease)
   never writes over another's play; it takes the lease back only when it is free and the
   document is still the one it wrote last.
+- `cantina:campaigns:{PLAYER}:written:NAME`, a string: the opening (its lease's token)
+  that wrote the document last, and the number of that write in the opening. A write
+  given up on (no answer in `TIMEOUT`) may still be in Redis's hands, and be run after
+  the next one, sent on a new connection: the number keeps such an older save from
+  landing over a newer one (last write wins).
 
 Saves made before the host kept campaigns in Redis are brought in, not left behind: when
 a player's campaigns are listed, each save file of their folder that is not yet in Redis
@@ -51,6 +56,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import hashlib
+import itertools
 import os
 import secrets
 import socket
@@ -90,6 +96,10 @@ from cantina.text import clean_text
 
 TIMEOUT = 0.5
 """Seconds a call to Redis may take before it is given up (connecting, or an answer)."""
+RETRY = 1.0
+"""Seconds between tries of an autosave that failed for want of Redis, while no newer
+one is made: the decisions made while Redis was away are written once it is back, not
+only at the next decision (a player thinking, or a host killed meanwhile, lost them)."""
 LEASE_MS = 15_000
 """How long a campaign stays leased to a host that stops renewing it (it died)."""
 
@@ -128,19 +138,30 @@ if not holder and redis.call('EXISTS', KEYS[2]) == 1
   holder = ARGV[1]
 end
 if holder ~= ARGV[1] then return 0 end
+local mark = redis.call('GET', KEYS[4])
+if mark then
+  local space = string.find(mark, ' ', 1, true)
+  if space and string.sub(mark, 1, space - 1) == ARGV[1]
+     and tonumber(string.sub(mark, space + 1)) >= tonumber(ARGV[7]) then
+    return 2
+  end
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if ARGV[4] == '' then
-  redis.call('DEL', KEYS[2])
+  redis.call('DEL', KEYS[2], KEYS[4])
   redis.call('ZREM', KEYS[3], ARGV[6])
 else
   redis.call('SET', KEYS[2], ARGV[4])
   redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
+  redis.call('SET', KEYS[4], ARGV[1] .. ' ' .. ARGV[7])
 end
 return 1
 """
 """As HOLD, then, with the lease held: document KEYS[2] becomes ARGV[4] (deleted when
-that is empty), listed in KEYS[3] as ARGV[6] at time ARGV[5]. 0, and nothing written,
-when the lease is another's."""
+that is empty), listed in KEYS[3] as ARGV[6] at time ARGV[5], and KEYS[4] notes it as
+write ARGV[7] of opening ARGV[1]. 0, and nothing written, when the lease is another's;
+2, and nothing written, when a later write of this opening is there already (this one
+was given up on by the host, and reached Redis late)."""
 
 BRING = """
 if redis.call('HEXISTS', KEYS[3], ARGV[3]) == 1 then return 0 end
@@ -201,12 +222,16 @@ class Lease:
     """One host's hold on one campaign: a Redis key with an expiry, renewed by the
     keeper's thread while the campaign is open, given up when it closes."""
 
-    def __init__(self, keeper: CampaignKeeper, lease: str, doc: str, index: str) -> None:
+    def __init__(
+        self, keeper: CampaignKeeper, lease: str, doc: str, index: str, written: str
+    ) -> None:
         self.keeper = keeper
-        self.keys = (lease, doc, index)
+        self.keys = (lease, doc, index, written)
         self.token = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(8)}"
         self.sha = ""
         """The SHA-1 of the document as this host last read or wrote it."""
+        self.writes = itertools.count(1)
+        """The number of each write of this opening, in the order they are sent."""
 
     def acquire(self, name: str, raw: bytes) -> None:
         """Hold the lease (InUse, naming campaign `name`, when another host does)."""
@@ -227,7 +252,7 @@ class Lease:
 
     def renew(self) -> bool:
         """Keep the lease (from the keeper's thread); False when it is another's now."""
-        lease, doc, _ = self.keys
+        lease, doc, _, _ = self.keys
         held = self.keeper.hold(
             keys=[lease, doc], args=[self.token, self.keeper.lease_ms, self.sha]
         )
@@ -237,7 +262,8 @@ class Lease:
         """`data` as the document (b"": delete it), if the lease is this host's still
         (OSError otherwise, as a file that cannot be written)."""
         args: list[str | bytes | float] = [
-            self.token, self.keeper.lease_ms, self.sha, data, time.time(), file
+            self.token, self.keeper.lease_ms, self.sha, data, time.time(), file,
+            next(self.writes),
         ]  # fmt: skip
         try:
             written = self.keeper.write(keys=list(self.keys), args=args)
@@ -247,7 +273,8 @@ class Lease:
             raise OSError(
                 errno.EBUSY, "another cantina has opened the campaign since (its lease lapsed)"
             )
-        self.sha = _sha(data)
+        if written == 1:  # (2: a later one of ours is there already, which stays)
+            self.sha = _sha(data)
 
     def release(self) -> None:
         self.keeper.letting_go(self)
@@ -260,10 +287,15 @@ class RedisOpenCampaign(OpenCampaign):
 
     A decision's autosave, made on a running event loop, is encoded there (the campaign as
     it stands at that decision) and written by one thread of its own, so the loop never
-    waits on Redis: the writes go out one at a time in the order they were made, each
-    once, and each outcome is taken in on the loop in that order (a failure told to
-    `on_error` as before, the save counted when it lands). A save made directly (`save`,
-    `settle`, `close`) first waits for those still on their way, so it stays in order."""
+    waits on Redis: one write at a time, each of the newest save made when it goes out.
+    An autosave made while another waits to go out takes its place (it holds every
+    decision of the older one): while Redis is slow or stopped, a campaign has one write
+    under way and one waiting, however many decisions are made, not a write for each
+    (each given up on after `TIMEOUT`, in turn). Each outcome is taken in on the loop in
+    order (a failure told to `on_error` as before, the save counted when it lands). One
+    that failed for want of Redis is tried again every RETRY seconds, quietly (told once),
+    until a save lands. A save made directly (`save`, `settle`, `close`) first waits for
+    those on their way, so it stays in order."""
 
     lease: Lease
 
@@ -271,39 +303,75 @@ class RedisOpenCampaign(OpenCampaign):
         super().__init__(path, campaign, lease)
         self.lease = lease
         self._writer: ThreadPoolExecutor | None = None
-        self._on_way: deque[tuple[Future[None], int]] = deque()
-        """Autosaves handed to the writer, oldest first, with the decisions each holds."""
+        self._on_way: deque[tuple[Future[int], bool]] = deque()
+        """Writes handed to the writer, oldest first: each, the decisions it held, and
+        whether it is a try again (its failure not told again)."""
+        self._retry: asyncio.TimerHandle | None = None
+        self._closed = False
+        self._newest: tuple[bytes, int] | None = None
+        """The save waiting to go out (its bytes, its decisions), if any: the next write
+        to start takes it. Set only when a write is handed to the writer for it."""
+        self._guard = threading.Lock()
 
     def write(self, data: bytes) -> None:
         self.lease.write(self.path.name, data)
 
-    def autosave(self) -> None:
+    def autosave(self, again: bool = False) -> None:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # called outside a loop: nothing to keep free, saved now
             return super().autosave()
         if self._writer is None:
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="cantina-campaign-save")
-        data = encode(self.campaign)
-        saving = self._writer.submit(self.write, data)
-        self._on_way.append((saving, self.campaign.decisions))
+        save = (encode(self.campaign), self.campaign.decisions)
+        with self._guard:
+            waiting, self._newest = self._newest is not None, save
+        if waiting:  # the write handed over for the older one, not started, takes this
+            return
+        saving = self._writer.submit(self._write_newest)
+        self._on_way.append((saving, again))
         saving.add_done_callback(lambda _: _on_loop(loop, self._landed, False))
+
+    def _write_newest(self) -> int:
+        """(The writer's thread) Write the newest save made; the decisions it holds."""
+        with self._guard:
+            newest, self._newest = self._newest, None
+        assert newest is not None  # one write handed over for each save that waits
+        data, decisions = newest
+        self.write(data)
+        return decisions
 
     def _landed(self, wait: bool) -> None:
         """Take in the outcomes of the autosaves that have ended (`wait`: of every one on
         its way, waiting for them), oldest first, each once."""
         while self._on_way and (wait or self._on_way[0][0].done()):
-            saving, decisions = self._on_way.popleft()
+            saving, again = self._on_way.popleft()
             try:
-                saving.result()
+                decisions = saving.result()
             except OSError as err:
                 self.failure = err
-                if self.on_error is not None:
+                if self.on_error is not None and not again:
                     self.on_error(err)
+                if err.errno == errno.ECONNREFUSED:  # Redis away (`_away`), not the lease
+                    self._try_again_later()
                 continue
             self.saves += 1
             self.failure = None
             self._saved_decisions = decisions
+
+    def _try_again_later(self) -> None:
+        if self._retry is not None or self._closed:
+            return
+        with suppress(RuntimeError):  # no loop running: `settle` tries it again
+            self._retry = asyncio.get_running_loop().call_later(RETRY, self._try_again)
+
+    def _try_again(self) -> None:
+        self._retry = None
+        if self._closed or self.failure is None:
+            return
+        if self._on_way:  # a newer one is on its way: its outcome decides
+            return
+        self.autosave(again=True)
 
     def save(self) -> None:
         self._landed(True)
@@ -315,6 +383,9 @@ class RedisOpenCampaign(OpenCampaign):
 
     def close(self) -> None:
         self._landed(True)
+        self._closed = True
+        if self._retry is not None:
+            self._retry.cancel()
         if self._writer is not None:
             self._writer.shutdown()
         super().close()
@@ -412,6 +483,9 @@ class RedisCampaigns:
 
     def _lease(self, file: str) -> str:
         return f"{self.base}lease:{file}"
+
+    def _written(self, file: str) -> str:
+        return f"{self.base}written:{file}"
 
     def _read(self, file: str) -> bytes:
         """A document's bytes (NotFound when there is none; Damaged when too big)."""
@@ -568,7 +642,9 @@ class RedisCampaigns:
         """Lease a campaign and load it for play (InUse, or Damaged, when that cannot be)."""
         file = path.name
         raw = self._read(file)
-        lease = Lease(self.keeper, self._lease(file), self._doc(file), self.index)
+        lease = Lease(
+            self.keeper, self._lease(file), self._doc(file), self.index, self._written(file)
+        )
         lease.acquire(campaign_name(name_in(raw) or file), raw)
         try:
             campaign = campaign_in(raw, file)
