@@ -888,3 +888,42 @@ def test_a_session_looks_past_its_own_addresss_sessions_at_work_and_typing():
     for budget in crowd:
         budget.close()
     typist.close()
+
+
+def test_a_newcomers_start_up_is_not_typing_that_others_pause_for():
+    """Players behind one address pause after a long step while a lighter player types;
+    a newcomer's start-up counted as typing for two seconds (its app given its first
+    size), so eight typists from one address paused for each login, their p95 370-700
+    ms while others logged in, 29 ms now (benchmarks/bench_logins.py). Its first key
+    once started is typing."""
+    clock = Clock()
+    address = Bucket(0.08, 0.3, clock)
+    address.users = 8
+    crowd = [WorkBudget([Bucket(0.05, 0.3, clock), address], clock) for _ in range(8)]
+    for budget in crowd:
+        budget.began()
+        budget.scheduled()
+        budget.work(0.004)
+        budget.charge(0.03)
+    newcomer = WorkBudget([Bucket(0.05, 0.3, clock), Bucket(0.08, 0.3, clock)], clock)
+    newcomer.opened()  # its app is being made, and given its first size
+    newcomer.began()
+    newcomer.scheduled()
+    clock.now += 0.01
+    newcomer.work(0.004)
+    clock.now += REST * 2
+    newcomer.scheduled()  # it has rested: started (and makes way for nobody now)
+    newcomer.work(0.001)
+    assert not newcomer.starting and not newcomer.busy
+    address.ran(0.01, clock.now)  # a typist's key was a long step
+    assert crowd[0].wait() == 0, "they do not pause for a start-up"
+    newcomer.began()  # its first key
+    newcomer.scheduled()
+    newcomer.work(0.001)
+    clock.now += REST * 2
+    newcomer.scheduled()  # done with it
+    newcomer.work(0.001)
+    address.ran(0.01, clock.now)
+    assert crowd[0].wait() > 0, "they pause for a lighter player typing"
+    for budget in (*crowd, newcomer):
+        budget.close()

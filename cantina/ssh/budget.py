@@ -341,6 +341,8 @@ class WorkBudget:
         it rests is charged."""
         self.busy = True
         self.began_at = self.last_work = self.idle_since = now = self.clock()
+        if self.starting:
+            return  # a start-up is not a player typing (see `_paused`)
         typing = WorkBudget.typing
         typing.pop(self, None)  # to the end: the newest
         typing[self] = now
