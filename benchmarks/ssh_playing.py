@@ -38,7 +38,10 @@ in seconds, shared out among the configurations (a step under way finishes; late
 are skipped and said to be). A session answers when asked, so at the AI's pace it keys
 about once in 4 to 5 s: at 8 sessions a step of 15 s times some 25 keys (a noisy p95:
 give more --seconds, and more --budget, on a machine to spare). With BENCH_PROFILE=FILE
-in the environment a one-process host writes its cProfile to FILE as it is stopped.
+in the environment a one-process host writes to FILE, as it is stopped, the cProfile of its
+last step's timed seconds and what followed them; with BENCH_STEPS=FILE it writes there each
+step of its loop over 5 ms and each collection of the collector (wall and CPU ms, perf_counter
+times), and the slow keys go to FILE.keys, timed on the same clock.
 """
 
 from __future__ import annotations
@@ -97,15 +100,74 @@ options = HostOptions(
 if workers > 1:
     sys.exit(serve_workers(options, workers))
 log_to_stderr()
+if os.environ.get("BENCH_STEPS"):  # each long step of the loop, and each collection
+    import gc, signal, time
+    from asyncio import events
+    steps, collections, started = [], [], {}
+    run = events.Handle._run
+    def what(handle):
+        callback = handle._callback
+        if getattr(callback, "__qualname__", "").startswith("WorkMeter"):
+            callback = handle._args[1]  # the budget's meter runs the callback
+        task = getattr(callback, "__self__", None)
+        if isinstance(task, asyncio.Task):
+            coro = task.get_coro()
+            return f"task {getattr(coro, '__qualname__', coro)}"
+        return repr(callback)[:200]
+    def timed(handle):
+        start, cpu = time.perf_counter(), time.thread_time()
+        run(handle)
+        took = time.perf_counter() - start
+        if took > 0.005:
+            cpu = (time.thread_time() - cpu) * 1000
+            steps.append((start, took, f"cpu {cpu:.1f} {what(handle)}"))
+    events.Handle._run = timed
+    def collected(phase, info):
+        if phase == "start":
+            started["n"] = started.get("n", 0) + 1
+            if os.environ.get("BENCH_GC_TYPES") and started["n"] % 50 == 0:
+                from collections import Counter
+                young = gc.get_objects(generation=0)
+                kinds, sizes = Counter(), Counter()
+                for thing in young:
+                    kind = type(thing).__module__ + "." + type(thing).__qualname__
+                    kinds[kind] += 1
+                    try:
+                        sizes[kind] += len(thing)
+                    except Exception:
+                        pass
+                collections.append((time.perf_counter(), 0.0, -1,
+                    f"young {len(young)} {kinds.most_common(25)} sizes {sizes.most_common(12)}"))
+            started["at"], started["cpu"] = time.perf_counter(), time.thread_time()
+        else:
+            collections.append((started["at"], time.perf_counter() - started["at"],
+                                info["generation"],
+                                f"{info['collected']} cpu "
+                                f"{(time.thread_time() - started['cpu']) * 1000:.1f}"))
+    gc.callbacks.append(collected)
+    def write(*_):
+        with open(os.environ["BENCH_STEPS"], "w") as out:
+            for start, took, what in steps:
+                print(f"step {start:.3f} {took * 1000:.1f} ms {what}", file=out)
+            for start, took, generation, freed in collections:
+                print(f"gc {start:.3f} {took * 1000:.1f} ms gen {generation} freed {freed}",
+                      file=out)
+        os._exit(0)
+    signal.signal(signal.SIGTERM, write)
 if os.environ.get("BENCH_PROFILE"):  # one process: its profile, written when it is stopped
     import cProfile, signal
-    profile = cProfile.Profile()
+    profiles = [cProfile.Profile()]
     def stop(*_):
-        profile.disable()
-        profile.dump_stats(os.environ["BENCH_PROFILE"])
+        profiles[-1].disable()
+        profiles[-1].dump_stats(os.environ["BENCH_PROFILE"])
         os._exit(0)
+    def afresh(*_):  # a step's timing begins: its profile alone
+        profiles[-1].disable()
+        profiles.append(cProfile.Profile())
+        profiles[-1].enable()
     signal.signal(signal.SIGTERM, stop)
-    profile.enable()
+    signal.signal(signal.SIGUSR1, afresh)
+    profiles[-1].enable()
 asyncio.run(run_host(options))
 """
 
@@ -400,6 +462,8 @@ async def configuration(
                     s.task = asyncio.create_task(keep_playing(s))
                 seats += joined
                 await asked_once(joined, 60)  # the new ones seated and playing
+                if os.environ.get("BENCH_PROFILE") and workers == 1:  # this step's alone
+                    os.kill(host.process.pid, signal.SIGUSR1)
                 start, cpu, own = time.perf_counter(), host.cpu(), time.process_time()
                 await asyncio.sleep(seconds)
                 end = time.perf_counter()
@@ -433,6 +497,14 @@ async def configuration(
                     if s.failed:
                         print(f"        {s.name}: {s.failed[0]}", flush=True)
                         break
+                if os.environ.get("BENCH_STEPS"):  # the slow keys, to set beside the host's
+                    with open(os.environ["BENCH_STEPS"] + ".keys", "a") as out:
+                        for s in seats:
+                            for sent, t in s.player.times:
+                                if start <= sent < end and t > P95_GOAL * 0.6:
+                                    print(
+                                        f"key {n} {s.name} {sent:.3f} {t * 1000:.1f} ms", file=out
+                                    )
                 if not step.held:
                     break
         finally:
