@@ -27,8 +27,11 @@ they are noisy.
 
 Redis's cost per decision: the write of each decision, `Journal.record` (what Redis adds:
 the in-memory store records nothing), timed as bench_store.py does, on the benchmark's
-Redis before any session connects; and the keystroke -> frame medians of memory x1 and
-redis x1 at the first step, side by side.
+Redis before any session connects, its scripts loaded first as a host's are; beside it
+Redis's own work in each (INFO commandstats) and a PING's round trip on the same connection,
+the least any call costs: on this 2-core VM, when other work runs, a wake-up of this process
+or of Redis waits for a core, and that wait (not Redis) is the p95's tail. And the keystroke
+-> frame medians of memory x1 and redis x1 at the first step, side by side.
 
     .venv/bin/python benchmarks/bench_ssh.py --playing [--store memory,redis]
         [--workers 1,2] [--sessions 8,12,16,24,32,48,64] [--seconds 15] [--budget 270]
@@ -97,6 +100,14 @@ options = HostOptions(
     port=port, host_key=key, open=True, limits=limits,
     store=None if store == "memory" else store,
 )
+if os.environ.get("BENCH_GC"):  # the collector's thresholds, tried: "1000,5,100"
+    import gc
+    import cantina.ssh.serve
+    def tune_collector():
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(*(int(n) for n in os.environ["BENCH_GC"].split(",")))
+    cantina.ssh.serve.tune_collector = tune_collector
 if workers > 1:
     sys.exit(serve_workers(options, workers))
 log_to_stderr()
@@ -112,7 +123,10 @@ if os.environ.get("BENCH_STEPS"):  # each long step of the loop, and each collec
         task = getattr(callback, "__self__", None)
         if isinstance(task, asyncio.Task):
             coro = task.get_coro()
-            return f"task {getattr(coro, '__qualname__', coro)}"
+            frame = getattr(coro, "cr_frame", None)
+            timer = frame.f_locals.get("self") if frame is not None else None
+            named = f" {getattr(timer, 'name', '')} {getattr(timer, '_callback', '')!r:.60}"
+            return f"task {getattr(coro, '__qualname__', coro)}{named}"
         return repr(callback)[:200]
     def timed(handle):
         start, cpu = time.perf_counter(), time.thread_time()
@@ -421,13 +435,38 @@ class HostTree:
             self.process.wait()
 
 
-async def record_times(url: str, tables: int = 40) -> list[float]:
+@dataclass
+class RecordCost:
+    """What Redis adds to each decision, and its parts."""
+
+    times: list[float] = field(default_factory=list)
+    """`Journal.record`, each decision's, sorted (seconds)."""
+    server: float = 0.0
+    """Redis's own work for each (its script, by INFO commandstats: microseconds)."""
+    pings: list[float] = field(default_factory=list)
+    """A PING's round trip on the same connection, as many, sorted (seconds): the least
+    any call to Redis costs on this machine just then."""
+
+
+async def record_times(url: str, tables: int = 40) -> RecordCost:
     """What Redis adds to each decision: `Journal.record` (the versioned append, one
     round trip), timed decision by decision as bench_store.py does, an AI's dice in each
-    entry; the in-memory store records nothing."""
+    entry, its scripts loaded first as a host loads them (`ping`); the in-memory store
+    records nothing. Beside it, Redis's own time for each, and PING's round trip."""
     store = RedisStore.from_url(url)
     try:
-        return await bench_store.measure(store, tables, True)
+        await store.ping()
+        await store.client.config_resetstat()
+        times = await bench_store.measure(store, tables, True)
+        stats = await store.client.info("commandstats")
+        scripts = stats.get("cmdstat_evalsha", {})
+        pings = []
+        for _ in times:
+            start = time.perf_counter()
+            await store.client.ping()
+            pings.append(time.perf_counter() - start)
+        server = scripts.get("usec", 0) / max(1, scripts.get("calls", 0))
+        return RecordCost(times, server, sorted(pings))
     finally:
         await store.close()
 
@@ -439,14 +478,15 @@ async def configuration(
     seconds: float,
     key: Path,
     until: float,
-    costs: list[float],
+    costs: RecordCost,
 ) -> list[Step]:
     """Step the sessions up on one fresh host until the p95 goal is missed."""
     steps: list[Step] = []
     with tempfile.TemporaryDirectory() as folder:
         redis = Redis(Path(folder)) if store == "redis" else None
-        if redis is not None and not costs:
-            costs += await record_times(redis.url)
+        if redis is not None and not costs.times:
+            measured = await record_times(redis.url)
+            costs.times, costs.server, costs.pings = measured.times, measured.server, measured.pings
         host = HostTree(max(counts), key, redis.url if redis else "memory", workers)
         seats: list[Seat] = []
         try:
@@ -521,7 +561,7 @@ async def configuration(
 async def run(stores: list[str], workers: list[int], counts: list[int], seconds: float,
               budget: float) -> None:  # fmt: skip
     results: dict[str, list[Step]] = {}
-    costs: list[float] = []
+    costs = RecordCost()
     plan = [
         (store, count) for store in stores for count in workers if count == 1 or store == "redis"
     ]  # workers share their tables through Redis only
@@ -546,11 +586,15 @@ async def run(stores: list[str], workers: list[int], counts: list[int], seconds:
         b = max([s.sessions for s in two if s.held], default=0)
         if a:
             print(f"  2 processes / 1 process (Redis): {b / a:.2f}x")
-    if costs:
+    if costs.times:
+        times, pings = costs.times, costs.pings
         print(
-            f"Redis adds to each decision (Journal.record, {len(costs)} decisions, before any "
-            f"session): p50 {bench_store.at(costs, 0.5):.3f} ms, "
-            f"p95 {bench_store.at(costs, 0.95):.3f} ms, max {costs[-1] * 1000:.3f} ms"
+            f"Redis adds to each decision (Journal.record, {len(times)} decisions, before any "
+            f"session): p50 {bench_store.at(times, 0.5):.3f} ms, "
+            f"p95 {bench_store.at(times, 0.95):.3f} ms, max {times[-1] * 1000:.3f} ms; "
+            f"of it Redis's own work (its script) {costs.server / 1000:.3f} ms a decision; "
+            f"a PING's round trip p50 {bench_store.at(pings, 0.5):.3f} ms, "
+            f"p95 {bench_store.at(pings, 0.95):.3f} ms (any call's least, on this machine now)"
         )
     memory, redis = results.get("memory x1"), results.get("redis x1")
     if memory and redis and memory[0].keys and redis[0].keys:
