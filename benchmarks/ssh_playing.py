@@ -126,6 +126,7 @@ if os.environ.get("BENCH_STEPS"):  # each long step of the loop, and each collec
             frame = getattr(coro, "cr_frame", None)
             timer = frame.f_locals.get("self") if frame is not None else None
             named = f" {getattr(timer, 'name', '')} {getattr(timer, '_callback', '')!r:.60}"
+            named += f" {type(timer).__name__}"
             return f"task {getattr(coro, '__qualname__', coro)}{named}"
         return repr(callback)[:200]
     def timed(handle):
@@ -215,6 +216,8 @@ class Player(asyncssh.SSHClientSession):
         self.times: list[tuple[float, float]] = []
         """(when the key was sent, keystroke -> first output after it)."""
         self.games = 0
+        self.overs: list[float] = []
+        """When each game was seen over (BENCH_STEPS writes them beside the slow keys)."""
 
     def data_received(self, data: bytes, datatype: object) -> None:
         self.data.extend(data)
@@ -301,6 +304,7 @@ async def play(s: Seat) -> None:
         found = await s.player.wait_for((offer, over), mark, 120)
         if found == over:  # n plays on at the same table (from the result shown too)
             s.player.games += 1
+            s.player.overs.append(time.perf_counter())
             await asyncio.sleep(0.5)
             mark = len(s.player.data)
             s.chan.write(b"n")
@@ -545,6 +549,9 @@ async def configuration(
                                     print(
                                         f"key {n} {s.name} {sent:.3f} {t * 1000:.1f} ms", file=out
                                     )
+                            for at in s.player.overs:
+                                if start <= at < end:
+                                    print(f"over {n} {s.name} {at:.3f}", file=out)
                 if not step.held:
                     break
         finally:
