@@ -27,8 +27,11 @@ they are noisy.
 
 Redis's cost per decision: the write of each decision, `Journal.record` (what Redis adds:
 the in-memory store records nothing), timed as bench_store.py does, on the benchmark's
-Redis before any session connects; and the keystroke -> frame medians of memory x1 and
-redis x1 at the first step, side by side.
+Redis before any session connects, its scripts loaded first as a host's are; beside it
+Redis's own work in each (INFO commandstats) and a PING's round trip on the same connection,
+the least any call costs: on this 2-core VM, when other work runs, a wake-up of this process
+or of Redis waits for a core, and that wait (not Redis) is the p95's tail. And the keystroke
+-> frame medians of memory x1 and redis x1 at the first step, side by side.
 
     .venv/bin/python benchmarks/bench_ssh.py --playing [--store memory,redis]
         [--workers 1,2] [--sessions 8,12,16,24,32,48,64] [--seconds 15] [--budget 270]
@@ -38,7 +41,10 @@ in seconds, shared out among the configurations (a step under way finishes; late
 are skipped and said to be). A session answers when asked, so at the AI's pace it keys
 about once in 4 to 5 s: at 8 sessions a step of 15 s times some 25 keys (a noisy p95:
 give more --seconds, and more --budget, on a machine to spare). With BENCH_PROFILE=FILE
-in the environment a one-process host writes its cProfile to FILE as it is stopped.
+in the environment a one-process host writes to FILE, as it is stopped, the cProfile of its
+last step's timed seconds and what followed them; with BENCH_STEPS=FILE it writes there each
+step of its loop over 5 ms and each collection of the collector (wall and CPU ms, perf_counter
+times), and the slow keys go to FILE.keys, timed on the same clock.
 """
 
 from __future__ import annotations
@@ -94,18 +100,89 @@ options = HostOptions(
     port=port, host_key=key, open=True, limits=limits,
     store=None if store == "memory" else store,
 )
+if os.environ.get("BENCH_GC"):  # the collector's thresholds, tried: "1000,5,100"
+    import gc
+    import cantina.ssh.serve
+    def tune_collector():
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(*(int(n) for n in os.environ["BENCH_GC"].split(",")))
+    cantina.ssh.serve.tune_collector = tune_collector
 if workers > 1:
     sys.exit(serve_workers(options, workers))
 log_to_stderr()
+if os.environ.get("BENCH_STEPS"):  # each long step of the loop, and each collection
+    import gc, signal, time
+    from asyncio import events
+    steps, collections, started = [], [], {}
+    run = events.Handle._run
+    def what(handle):
+        callback = handle._callback
+        if getattr(callback, "__qualname__", "").startswith("WorkMeter"):
+            callback = handle._args[1]  # the budget's meter runs the callback
+        task = getattr(callback, "__self__", None)
+        if isinstance(task, asyncio.Task):
+            coro = task.get_coro()
+            frame = getattr(coro, "cr_frame", None)
+            timer = frame.f_locals.get("self") if frame is not None else None
+            named = f" {getattr(timer, 'name', '')} {getattr(timer, '_callback', '')!r:.60}"
+            named += f" {type(timer).__name__}"
+            return f"task {getattr(coro, '__qualname__', coro)}{named}"
+        return repr(callback)[:200]
+    def timed(handle):
+        start, cpu = time.perf_counter(), time.thread_time()
+        run(handle)
+        took = time.perf_counter() - start
+        if took > 0.005:
+            cpu = (time.thread_time() - cpu) * 1000
+            steps.append((start, took, f"cpu {cpu:.1f} {what(handle)}"))
+    events.Handle._run = timed
+    def collected(phase, info):
+        if phase == "start":
+            started["n"] = started.get("n", 0) + 1
+            if os.environ.get("BENCH_GC_TYPES") and started["n"] % 50 == 0:
+                from collections import Counter
+                young = gc.get_objects(generation=0)
+                kinds, sizes = Counter(), Counter()
+                for thing in young:
+                    kind = type(thing).__module__ + "." + type(thing).__qualname__
+                    kinds[kind] += 1
+                    try:
+                        sizes[kind] += len(thing)
+                    except Exception:
+                        pass
+                collections.append((time.perf_counter(), 0.0, -1,
+                    f"young {len(young)} {kinds.most_common(25)} sizes {sizes.most_common(12)}"))
+            started["at"], started["cpu"] = time.perf_counter(), time.thread_time()
+        else:
+            collections.append((started["at"], time.perf_counter() - started["at"],
+                                info["generation"],
+                                f"{info['collected']} cpu "
+                                f"{(time.thread_time() - started['cpu']) * 1000:.1f}"))
+    gc.callbacks.append(collected)
+    def write(*_):
+        with open(os.environ["BENCH_STEPS"], "w") as out:
+            for start, took, what in steps:
+                print(f"step {start:.3f} {took * 1000:.1f} ms {what}", file=out)
+            for start, took, generation, freed in collections:
+                print(f"gc {start:.3f} {took * 1000:.1f} ms gen {generation} freed {freed}",
+                      file=out)
+        os._exit(0)
+    signal.signal(signal.SIGTERM, write)
 if os.environ.get("BENCH_PROFILE"):  # one process: its profile, written when it is stopped
     import cProfile, signal
-    profile = cProfile.Profile()
+    profiles = [cProfile.Profile()]
     def stop(*_):
-        profile.disable()
-        profile.dump_stats(os.environ["BENCH_PROFILE"])
+        profiles[-1].disable()
+        profiles[-1].dump_stats(os.environ["BENCH_PROFILE"])
         os._exit(0)
+    def afresh(*_):  # a step's timing begins: its profile alone
+        profiles[-1].disable()
+        profiles.append(cProfile.Profile())
+        profiles[-1].enable()
     signal.signal(signal.SIGTERM, stop)
-    profile.enable()
+    signal.signal(signal.SIGUSR1, afresh)
+    profiles[-1].enable()
 asyncio.run(run_host(options))
 """
 
@@ -139,6 +216,8 @@ class Player(asyncssh.SSHClientSession):
         self.times: list[tuple[float, float]] = []
         """(when the key was sent, keystroke -> first output after it)."""
         self.games = 0
+        self.overs: list[float] = []
+        """When each game was seen over (BENCH_STEPS writes them beside the slow keys)."""
 
     def data_received(self, data: bytes, datatype: object) -> None:
         self.data.extend(data)
@@ -225,6 +304,7 @@ async def play(s: Seat) -> None:
         found = await s.player.wait_for((offer, over), mark, 120)
         if found == over:  # n plays on at the same table (from the result shown too)
             s.player.games += 1
+            s.player.overs.append(time.perf_counter())
             await asyncio.sleep(0.5)
             mark = len(s.player.data)
             s.chan.write(b"n")
@@ -359,13 +439,38 @@ class HostTree:
             self.process.wait()
 
 
-async def record_times(url: str, tables: int = 40) -> list[float]:
+@dataclass
+class RecordCost:
+    """What Redis adds to each decision, and its parts."""
+
+    times: list[float] = field(default_factory=list)
+    """`Journal.record`, each decision's, sorted (seconds)."""
+    server: float = 0.0
+    """Redis's own work for each (its script, by INFO commandstats: microseconds)."""
+    pings: list[float] = field(default_factory=list)
+    """A PING's round trip on the same connection, as many, sorted (seconds): the least
+    any call to Redis costs on this machine just then."""
+
+
+async def record_times(url: str, tables: int = 40) -> RecordCost:
     """What Redis adds to each decision: `Journal.record` (the versioned append, one
     round trip), timed decision by decision as bench_store.py does, an AI's dice in each
-    entry; the in-memory store records nothing."""
+    entry, its scripts loaded first as a host loads them (`ping`); the in-memory store
+    records nothing. Beside it, Redis's own time for each, and PING's round trip."""
     store = RedisStore.from_url(url)
     try:
-        return await bench_store.measure(store, tables, True)
+        await store.ping()
+        await store.client.config_resetstat()
+        times = await bench_store.measure(store, tables, True)
+        stats = await store.client.info("commandstats")
+        scripts = stats.get("cmdstat_evalsha", {})
+        pings = []
+        for _ in times:
+            start = time.perf_counter()
+            await store.client.ping()
+            pings.append(time.perf_counter() - start)
+        server = scripts.get("usec", 0) / max(1, scripts.get("calls", 0))
+        return RecordCost(times, server, sorted(pings))
     finally:
         await store.close()
 
@@ -377,14 +482,15 @@ async def configuration(
     seconds: float,
     key: Path,
     until: float,
-    costs: list[float],
+    costs: RecordCost,
 ) -> list[Step]:
     """Step the sessions up on one fresh host until the p95 goal is missed."""
     steps: list[Step] = []
     with tempfile.TemporaryDirectory() as folder:
         redis = Redis(Path(folder)) if store == "redis" else None
-        if redis is not None and not costs:
-            costs += await record_times(redis.url)
+        if redis is not None and not costs.times:
+            measured = await record_times(redis.url)
+            costs.times, costs.server, costs.pings = measured.times, measured.server, measured.pings
         host = HostTree(max(counts), key, redis.url if redis else "memory", workers)
         seats: list[Seat] = []
         try:
@@ -400,6 +506,8 @@ async def configuration(
                     s.task = asyncio.create_task(keep_playing(s))
                 seats += joined
                 await asked_once(joined, 60)  # the new ones seated and playing
+                if os.environ.get("BENCH_PROFILE") and workers == 1:  # this step's alone
+                    os.kill(host.process.pid, signal.SIGUSR1)
                 start, cpu, own = time.perf_counter(), host.cpu(), time.process_time()
                 await asyncio.sleep(seconds)
                 end = time.perf_counter()
@@ -433,6 +541,17 @@ async def configuration(
                     if s.failed:
                         print(f"        {s.name}: {s.failed[0]}", flush=True)
                         break
+                if os.environ.get("BENCH_STEPS"):  # the slow keys, to set beside the host's
+                    with open(os.environ["BENCH_STEPS"] + ".keys", "a") as out:
+                        for s in seats:
+                            for sent, t in s.player.times:
+                                if start <= sent < end and t > P95_GOAL * 0.6:
+                                    print(
+                                        f"key {n} {s.name} {sent:.3f} {t * 1000:.1f} ms", file=out
+                                    )
+                            for at in s.player.overs:
+                                if start <= at < end:
+                                    print(f"over {n} {s.name} {at:.3f}", file=out)
                 if not step.held:
                     break
         finally:
@@ -449,7 +568,7 @@ async def configuration(
 async def run(stores: list[str], workers: list[int], counts: list[int], seconds: float,
               budget: float) -> None:  # fmt: skip
     results: dict[str, list[Step]] = {}
-    costs: list[float] = []
+    costs = RecordCost()
     plan = [
         (store, count) for store in stores for count in workers if count == 1 or store == "redis"
     ]  # workers share their tables through Redis only
@@ -474,11 +593,15 @@ async def run(stores: list[str], workers: list[int], counts: list[int], seconds:
         b = max([s.sessions for s in two if s.held], default=0)
         if a:
             print(f"  2 processes / 1 process (Redis): {b / a:.2f}x")
-    if costs:
+    if costs.times:
+        times, pings = costs.times, costs.pings
         print(
-            f"Redis adds to each decision (Journal.record, {len(costs)} decisions, before any "
-            f"session): p50 {bench_store.at(costs, 0.5):.3f} ms, "
-            f"p95 {bench_store.at(costs, 0.95):.3f} ms, max {costs[-1] * 1000:.3f} ms"
+            f"Redis adds to each decision (Journal.record, {len(times)} decisions, before any "
+            f"session): p50 {bench_store.at(times, 0.5):.3f} ms, "
+            f"p95 {bench_store.at(times, 0.95):.3f} ms, max {times[-1] * 1000:.3f} ms; "
+            f"of it Redis's own work (its script) {costs.server / 1000:.3f} ms a decision; "
+            f"a PING's round trip p50 {bench_store.at(pings, 0.5):.3f} ms, "
+            f"p95 {bench_store.at(pings, 0.95):.3f} ms (any call's least, on this machine now)"
         )
     memory, redis = results.get("memory x1"), results.get("redis x1")
     if memory and redis and memory[0].keys and redis[0].keys:

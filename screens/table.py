@@ -47,6 +47,7 @@ from screens.services import UsesApp
 from screens.standings import StandingsScreen
 from screens.stylesheets import stylesheets
 from screens.table_widgets import DecisionBar, Line, NarrationLog
+from screens.textual_compat import resume_keeps_styles
 
 MAX_OPTIONS = 9
 HAND_OFF_LINES = 12
@@ -148,6 +149,14 @@ class TableScreen(UsesApp, Screen[None]):
         self._unfollow = lambda: None
         self.gone = False
         """Set once the screen has left (popped, or replaced): it follows nothing more."""
+
+    def post_message(self, message: Message) -> bool:
+        """A table's screen is styled as its widgets mount, not restyled whole as it is
+        first shown: `push_screen` asks for that, some 15 ms of a host's loop in one step
+        for every table opened (a profile of the playing load); shown again later, it is
+        restyled only if the app's CSS changed meanwhile (`resume_keeps_styles`)."""
+        resume_keeps_styles(self, message)
+        return super().post_message(message)
 
     @property
     def game(self) -> Game[Any]:

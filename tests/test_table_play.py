@@ -121,6 +121,51 @@ async def test_the_result_gives_the_table_back_and_comes_back():
         assert app.screen is table and table.table.number == 2
 
 
+async def test_a_table_is_styled_once_as_it_opens_and_looks_as_restyled():
+    """A table's screen is styled as its widgets mount, not restyled whole as it is first
+    shown (Textual's push_screen asks for that: some 15 ms of a host's loop in one step for
+    each table opened); it looks as a restyled one does, after its result too and after a
+    new theme chosen meanwhile."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    restyled: list[object] = []
+    plain = app.update_styles
+
+    def update_styles(node, animate: bool = True) -> None:
+        restyled.append(node)
+        plain(node, animate)
+
+    app.update_styles = update_styles  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        table = app.screen
+        await pilot.pause()
+        assert table not in restyled
+        await looks_as_restyled(pilot, table)
+        await to_the_result(pilot, app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is table
+        await looks_as_restyled(pilot, table)
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is table
+        await looks_as_restyled(pilot, table)
+
+
+async def looks_as_restyled(pilot, table: TableScreen) -> None:
+    """The table looks as it does once restyled (what Textual does as it is shown again)."""
+    kept = picture(pilot.app)
+    table.update_node_styles(animate=False)
+    table.refresh(layout=True)
+    await pilot.pause()
+    assert picture(pilot.app) == kept
+
+
 async def test_a_finished_victim_match_says_so_in_its_header():
     """The header said 'the Supporter picks a target and a die in secret' after the end."""
     app = app_at("victim", VictimSettings(), "Expert,Bold,Cautious", 3)
