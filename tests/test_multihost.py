@@ -20,7 +20,8 @@ from test_store_ssh import next_offer, replayed, serve
 from cantina.dealer import ASKING, OVER, Pace, Place
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
-from cantina.lobby import (
+from cantina.lobby import Lobby, Player, SharedTable
+from cantina.lobby.lobby import (
     BEAT,
     CODE_POOL,
     CODE_TAKEN,
@@ -28,11 +29,8 @@ from cantina.lobby import (
     MAX_TABLES,
     STORE_AWAY,
     STORE_BACK,
-    Lobby,
-    Player,
-    SharedTable,
-    record_of,
 )
+from cantina.lobby.table import record_of
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record
 from cantina.store.redis_store import HERE_MS, RedisStore, Said
