@@ -29,3 +29,43 @@ def new_rejoin_code(taken: set[str]) -> str:
         code = "".join(secrets.choice(CODE_LETTERS) for _ in range(REJOIN_LENGTH))
         if code not in taken:
             return code
+
+
+class WrongCodes:
+    """Wrong rejoin codes entered: by person while connected (up to `tries`), and by
+    address over REJOIN_WINDOW (up to REJOIN_TRIES_PER_ADDRESS): nobody guesses at
+    others' seats."""
+
+    def __init__(self, tries: int) -> None:
+        self.tries = tries
+        self.by_identity: dict[str, int] = {}
+        """Wrong rejoin codes entered, by identity, while connected."""
+        self.by_address: dict[str, tuple[float, int]] = {}
+        """Wrong rejoin codes by address: since when, how many (for REJOIN_WINDOW)."""
+
+    def _from(self, address: str, now: float) -> tuple[float, int]:
+        since, wrong_here = self.by_address.get(address, (now, 0))
+        if now - since > REJOIN_WINDOW:
+            since, wrong_here = now, 0
+        return since, wrong_here
+
+    def check(self, identity: str, address: str, now: float) -> None:
+        """ValueError when this person, or their address, has no tries left."""
+        _, wrong_here = self._from(address, now)
+        if self.by_identity.get(identity, 0) >= self.tries:
+            raise ValueError("too many wrong rejoin codes from this connection")
+        if address and wrong_here >= REJOIN_TRIES_PER_ADDRESS:
+            raise ValueError("too many wrong rejoin codes from your address; try again later")
+
+    def wrong(self, identity: str, address: str, now: float) -> ValueError:
+        """Count a wrong code; the error that tells the person how many tries are left."""
+        since, wrong_here = self._from(address, now)
+        self.by_identity[identity] = self.by_identity.get(identity, 0) + 1
+        if address:
+            self.by_address[address] = (since, wrong_here + 1)
+            for old, (began, _) in list(self.by_address.items()):  # old ones go
+                if now - began > REJOIN_WINDOW:
+                    del self.by_address[old]
+        left = self.tries - self.by_identity[identity]
+        more = f"{left} more {'try' if left == 1 else 'tries'}" if left else "no more tries"
+        return ValueError(f"no seat has that rejoin code ({more})")

@@ -1,4 +1,5 @@
-"""The shared tables of a host: who sits where, who is here, and each table's dealer.
+"""The `Lobby`: the one place a host's sessions ask for its shared tables, who is at
+them and who is here.
 
 Nothing here draws anything. Each SSH session's screens read this state and follow a
 started table through its one `Dealer` (`cantina.dealer`), which plays the AI seats, the
@@ -34,6 +35,9 @@ takes over (its dealer caught up first). The chat of the lobby and of each table
 through a capped stream per room, read in the same blocking read: a line said on one
 host (cleaned, and counted against its speaker's pace there) shows on every other at
 once.
+
+The lobby coordinates: who is here is `presence`, the codes `codes` and `code_pool`, the
+chat `rooms`, the store's away and back `notices`.
 """
 
 from __future__ import annotations
@@ -43,91 +47,54 @@ import contextlib
 import hmac
 import logging
 import os
-import time
 from collections.abc import Callable
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from cantina.ai.temperament import temperament
 from cantina.campaign.errors import explain
-from cantina.chat import ChatLine, ChatRates, ChatRoom
+from cantina.chat import ChatLine, ChatRoom
 from cantina.dealer import Dealer, Pace, apply_entry
 from cantina.games.table import IllegalAction
 from cantina.live import LiveTable
-from cantina.lobby.codes import (
-    REJOIN_TRIES,
-    REJOIN_TRIES_PER_ADDRESS,
-    REJOIN_WINDOW,
-    draw_code,
-    new_rejoin_code,
+from cantina.lobby.code_pool import CodePool
+from cantina.lobby.codes import REJOIN_TRIES, WrongCodes, draw_code, new_rejoin_code
+from cantina.lobby.notices import StoreNotices
+from cantina.lobby.presence import BEAT, ON_THE_WAY, Presence
+from cantina.lobby.rooms import HOST_VOICE, ChatRooms
+from cantina.lobby.table import (
+    MAX_TABLES,
+    Player,
+    SharedTable,
+    campaign_table,
+    record_of,
+    seat_people,
+    seated_of,
 )
-from cantina.lobby.table import Player, SharedTable, record_of, seated_of
-from cantina.seating import MAX_NAME, Seat, TableSetup, clean_name
+from cantina.seating import TableSetup
 from cantina.store.memory import InProcessStore, Journal, StoreAway, TableStore
-from cantina.store.records import (
-    StoredTable,
-    decode_setup,
-    new_id,
-)
-from cantina.store.redis_store import HERE_MS, RESERVE_MS, RedisStore, Said, Seating
+from cantina.store.records import StoredTable, decode_setup, new_id
+from cantina.store.redis_store import RedisStore, Seating
 
 if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
 
 log = logging.getLogger("cantina.lobby")
 
-STORE_AWAY = (
-    "The table store (Redis) is out of reach: the table waits for it, and no decision is lost."
-)
-STORE_BACK = "Redis is back: play goes on."
-STORE_QUIET = 1.0
-"""Seconds Redis is out of reach before the tables are told: not for a blip, nor for the
-one call, just after Redis came back, that goes out on a connection from before it went
-(the players were told "out of reach" then "back" twice over)."""
-CODE_TAKEN = (
-    "That table closed before it opened: while Redis was out of reach, its code went to"
-    " another host's table. Please set it again."
-)
-
-MAX_TABLES = 64
 TABLES_PER_PLAYER = 2
 """Open tables one player may have set (their unstarted one among them)."""
 EMPTY_AFTER = 60.0
 """Seconds a started table nobody follows (no player, no spectator) stays open."""
-AWAY_AFTER_LOOKS = 2
-ON_THE_WAY = 10.0
-"""Seconds after a table starts in which nobody seated at it counts as away for not yet
-following it: each player's screen is on its way from the waiting room, and a busy host
-may take seconds to put it up ("has left the table" then "is back" would be noise). A
-player whose connection ends is away at once all the same."""
+CODE_TAKEN = (
+    "That table closed before it opened: while Redis was out of reach, its code went to"
+    " another host's table. Please set it again."
+)
 FOLLOW_BLOCK_MS = 1000
 """How long one blocking read of the streams waits before it looks again (well under the
 client's socket timeout)."""
-BEAT = 1.0
-"""Seconds between a host's beats: who follows its tables, its leases kept."""
 PEOPLE = "lobby"
 """The presence room (beside each table's, under `RedisStore.here_key`) of everyone
 connected to any host of a shared lobby: not a table's code (those are upper-case)."""
-HOST_VOICE = "cantina:host"
-"""The identity of what the host itself says in a chat room."""
-CHAT_QUEUE = 1000
-"""Lines said here that may wait for a Redis away before the oldest are let go."""
-CODE_POOL = MAX_TABLES
-"""Join codes a host of a shared lobby holds in Redis ahead of its next tables: as many
-as it may open, so a crowd arriving at once is never refused for want of one before a
-beat tops the pool up (with 16, twenty players setting up tables in the same second had
-four of them refused)."""
-CODE_RENEW = RESERVE_MS / 3000
-"""Seconds between a host's renewals of its whole pool of codes (a third of how long a
-code stays held unrenewed): renewed at every beat, a pool of 64 was 64 scripts a second
-to Redis from each host, idle or not. A code drawn is held from then; one whose table's
-record is on its way is renewed every beat still (they are few)."""
-CODE_ROUNDS = 4
-"""Rounds of draws a beat makes at most to top its pool up (each round draws what is
-missing at once; a code another host holds, or a table has, is drawn again next round)."""
 LEASE_DEFER = 3.0
 """Seconds a host waits, after another host's table starts, before it reaches for the
 lease on its AI seats, unless a screen of its own follows the table: the host of the
@@ -137,8 +104,6 @@ host every table's). Once past it, any host takes a lease that lapsed."""
 HELD_NEW = 5.0
 """Seconds a table another host opened is not swept here as left by its people: the
 other host says who follows it at its next beat."""
-"""Looks in a row (one a second) that find a player's table on none of their screens
-before they count as away: a moment between two screens is not leaving."""
 
 
 class Lobby:
@@ -157,7 +122,6 @@ class Lobby:
         self.tables: dict[str, SharedTable] = {}
         self.store: TableStore = store if store is not None else InProcessStore()
         """Where the tables are kept: only the host's memory, by default."""
-        self.store.on_status(self._store_status)
         self.away_grace = away_grace
         """Seconds an absent player's seat waits before the stand-in AI plays it."""
         self.pace = pace if pace is not None else Pace()
@@ -166,139 +130,73 @@ class Lobby:
         """Open tables one player may have set: one address leaving holds no more."""
         self.empty_after = empty_after
         """Seconds a started table with nobody at it (no player, no spectator) stays."""
-        self.rejoin_tries = rejoin_tries
-        self.connected: dict[str, int] = {}
-        """Sessions open now, by identity."""
-        self.chat_rates = ChatRates()
-        """How often each person may speak, in the lobby and at every table."""
-        self.chat = ChatRoom(self.chat_rates)
-        """The lobby's own room: everyone connected."""
-        self.people: dict[str, Player] = {}
-        """Who is connected now, by identity (the name of their newest session)."""
-        self.wrong_codes: dict[str, int] = {}
-        """Wrong rejoin codes entered, by identity, while connected."""
-        self.wrong_from: dict[str, tuple[float, int]] = {}
-        """Wrong rejoin codes by address: since when, how many (for REJOIN_WINDOW)."""
+        self.wrong = WrongCodes(rejoin_tries)
+        """Wrong rejoin codes entered, by person and by address."""
         self.shared: RedisStore | None = self.store if isinstance(self.store, RedisStore) else None
         """The store every host shares the lobby through, if any (a Redis)."""
         self.host_id = f"{os.getpid()}-{new_id()}"
         """This host, for the leases it holds (its process first, for whoever looks)."""
-        self.elsewhere: dict[str, dict[str, str]] = {}
-        """Who follows each table from any host (by the last beat), by code: their
-        identities and names."""
-        self.everyone: dict[str, str] = {}
-        """Who is connected to any host of a shared lobby (by the last beat): identities
-        and names, this host's people among them."""
-        self._gone: dict[str, float] = {}
-        """Who left this host lately, and until when (monotonic) the presence it said of
-        them may still be in the store: not among `everyone` meanwhile."""
-        self._tasks: list[asyncio.Task[None]] = []
-        self._claims: set[asyncio.Task[None]] = set()
-        self._catching: set[asyncio.Task[None]] = set()
-        """Catch-ups of tables a screen came to (`_screen_came`)."""
-        self._stale: set[str] = set()
-        self._dealt_elsewhere: dict[str, float] = {}
-        """Tables started by another host, by code: when this host's dealer began
-        following them (for LEASE_DEFER)."""
-        self._claiming: dict[str, int] = {}
-        """Seat claims of this host on their way to the store, by table."""
-        """Tables to read again once this host's own record of them has been written."""
-        self._lobby_id = "0-0"
-        self._heard_again = 0.0
-        self._store_up = True
-        self._told_away = False
-        """Whether the tables were told the store is out of reach (and not yet back)."""
-        self._telling: asyncio.TimerHandle | None = None
-        """The telling of the store's going away, due once it has been away STORE_QUIET."""
-        """When (monotonic) every host has said again who is with it, after Redis was
-        away: presence read before then is not trusted to find anyone away (`_seen`)."""
-        self._following: set[str] = set()
-        """The tables whose log the last blocking read asked for (`_worth_following`)."""
-        self._leases: set[str] = set()
-        """The tables whose AI lease this host held at its last beat."""
-        self._beaten = asyncio.Event()
+        self.presence = Presence(shared=self.shared is not None)
+        self.notices = StoreNotices(self.tables, self.presence)
+        self.store.on_status(self.notices.status)
+        self.rooms = ChatRooms(self.tables, self.shared, self.host_id)
         self.draw_code: Callable[[], str] = draw_code
         """Where new join codes come from (tests force clashes through it)."""
-        self._codes: list[str] = []
-        """Join codes this host holds in the shared store for its next tables (`_reserve`):
-        another host drawing one of them draws again."""
-        self._renew_at = 0.0
-        """When (monotonic) `_reserve` renews the whole pool next (0: at once, as after
-        Redis was away: what it held may have lapsed or gone to another host)."""
-        self._lost: dict[str, list[tuple[int, Player]]] = {}
-        """Seats given here that Redis gave to someone else, by table: their people are
-        told once this host has the table as Redis has it."""
-        self._chat_ids: dict[str, str] = {}
-        """How far this host has read each room's shared chat ("" the lobby's)."""
-        self._chat_out: asyncio.Queue[tuple[str, ChatLine]] = asyncio.Queue(CHAT_QUEUE)
-        """Lines said through this host, on their way to the other hosts."""
+        self.pool = CodePool(self.tables, self.host_id, lambda: self.draw_code())  # as it is then
+        self._start_hosts()
         if self.shared is not None:
-            self.chat.publish = self._sender("")
             self.shared.host = self.host_id
             self.shared.on_taken(self._code_taken)
+
+    @property
+    def chat(self) -> ChatRoom:
+        """The lobby's own room: everyone connected."""
+        return self.rooms.lobby
+
+    @property
+    def wrong_codes(self) -> dict[str, int]:
+        """Wrong rejoin codes entered, by identity, while connected."""
+        return self.wrong.by_identity
+
+    @property
+    def people(self) -> dict[str, Player]:
+        """Who is connected now, by identity."""
+        return self.presence.people
+
+    @property
+    def elsewhere(self) -> dict[str, dict[str, str]]:
+        """Who follows each table from any host (by the last beat), by code."""
+        return self.presence.elsewhere
+
+    @property
+    def _codes(self) -> list[str]:
+        """The join codes this host holds ahead of its next tables (`CodePool.codes`)."""
+        return self.pool.codes
 
     # --- people ----------------------------------------------------------------------------
 
     def player(self, identity: str, name: str, address: str = "") -> Player:
-        """The person behind a new session. Their name is cleaned and, when someone else
-        here goes by it already (two guests, two keys that log in as ana), numbered
-        ("ana 2"), so nobody's lines, seat or name in a list can pass for another's. A
-        person with a session here already keeps the name they have."""
-        if identity in self.people:
-            return replace(self.people[identity], address=address)
-        wanted = clean_name(name, "Player")
-        taken = {p.name.casefold() for p in self.here_now() if p.identity != identity}
-        unique, n = wanted, 2
-        while unique.casefold() in taken:
-            suffix = f" {n}"
-            unique = wanted[: MAX_NAME - len(suffix)].rstrip() + suffix
-            n += 1
-        return Player(identity, unique, address)
+        """The person behind a new session (`Presence.player`)."""
+        return self.presence.player(identity, name, address)
 
     def arrived(self, player: Player) -> None:
-        self.connected[player.identity] = self.connected.get(player.identity, 0) + 1
-        self.people[player.identity] = player
-        self._gone.pop(player.identity, None)
+        self.presence.arrived(player)
 
     def here_now(self) -> list[Player]:
-        """Everyone connected to the host, by name; with a shared lobby, to any of its
-        hosts (those on others as of the last beat; one who left here is gone at once)."""
-        people = dict(self.people)
-        for identity, name in self.everyone.items():
-            if identity not in people and not self._gone_lately(identity):
-                people[identity] = Player(identity, name)
-        return sorted(people.values(), key=lambda p: (p.name.casefold(), p.identity))
-
-    def _gone_lately(self, identity: str) -> bool:
-        until = self._gone.get(identity)
-        if until is None:
-            return False
-        if until > time.monotonic():
-            return True
-        del self._gone[identity]
-        return False
+        """Everyone connected (`Presence.here_now`)."""
+        return self.presence.here_now()
 
     def name_of(self, identity: str) -> str:
-        person = self.people.get(identity)
-        if person is not None:
-            return person.name
-        if identity in self.everyone:
-            return self.everyone[identity]
-        for there in self.elsewhere.values():  # connected to another host
-            if identity in there:
-                return there[identity]
-        return "someone"
+        return self.presence.name_of(identity)
+
+    def here(self, identity: str) -> bool:
+        return self.presence.here(identity)
 
     def left(self, player: Player) -> None:
         """A session of this person ended; with their last one, they are away from every
         table they sit at (and a seat at a table not yet started is free again)."""
-        count = self.connected.get(player.identity, 0) - 1
-        if count > 0:
-            self.connected[player.identity] = count
+        if not self.presence.went(player):
             return
-        self.connected.pop(player.identity, None)
-        self.people.pop(player.identity, None)
-        self._gone[player.identity] = time.monotonic() + HERE_MS / 1000 + BEAT
         self.wrong_codes.pop(player.identity, None)
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
@@ -311,22 +209,6 @@ class Lobby:
             else:
                 table.dealer.set_away(seat, now)
 
-    def here(self, identity: str) -> bool:
-        return identity in self.connected
-
-    def _seen(self, table: SharedTable) -> bool:
-        """Whether this host knows who follows the table from every host (a shared lobby
-        learns it at its next beat, and again after Redis was away: what each host said
-        of its people has lapsed there meanwhile, and a host that beats first would find
-        nobody said for the others): until then nobody there is away, nor the table left."""
-        if self.shared is None:
-            return True
-        return table.code in self.elsewhere and time.monotonic() >= self._heard_again
-
-    def _there(self, table: SharedTable, identity: str) -> bool:
-        """Whether this person follows the table from some host (by the last beat)."""
-        return identity in self.elsewhere.get(table.code, ())
-
     def check_presence(self) -> None:
         """Look at who is at each started table (the host does, every second): a player
         none of whose screens has followed it for two looks in a row is away, and the
@@ -336,20 +218,7 @@ class Lobby:
                 self.close(table)
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
-            dealer = table.dealer
-            if dealer is None or not self._seen(table):
-                continue
-            for seat, player in table.seated.items():
-                if dealer.watching(player.identity) or self._there(table, player.identity):
-                    table.absent.pop(seat, None)
-                    table.arrived.add(seat)
-                    dealer.set_back(seat)
-                    continue
-                if seat not in table.arrived and now < table.on_the_way_until:
-                    continue
-                looks = table.absent[seat] = table.absent.get(seat, 0) + 1
-                if looks >= AWAY_AFTER_LOOKS:
-                    dealer.set_away(seat, now)
+            self.presence.look(table, now)
 
     # --- tables ----------------------------------------------------------------------------
 
@@ -387,7 +256,7 @@ class Lobby:
             raise ValueError("the host has as many tables as it keeps; join one instead")
         temperament(stand_in)  # ValueError for an unknown temperament
         table = SharedTable(self._new_code(), setup, creator, stand_in, campaign=campaign)
-        table.chat = self._room(table)
+        table.chat = self.rooms.room(table)
         if not table.human_seats:
             raise ValueError("mark at least one seat Human: this table is for people")
         for other in self.tables_of(creator.identity):  # one unstarted table per creator
@@ -450,27 +319,13 @@ class Lobby:
         (or REJOIN_TRIES_PER_ADDRESS from their address lately), for every code: nobody
         guesses at others' seats."""
         now = asyncio.get_running_loop().time()
-        since, wrong_here = self.wrong_from.get(player.address, (now, 0))
-        if now - since > REJOIN_WINDOW:
-            since, wrong_here = now, 0
-        if self.wrong_codes.get(player.identity, 0) >= self.rejoin_tries:
-            raise ValueError("too many wrong rejoin codes from this connection")
-        if player.address and wrong_here >= REJOIN_TRIES_PER_ADDRESS:
-            raise ValueError("too many wrong rejoin codes from your address; try again later")
+        self.wrong.check(player.identity, player.address, now)
         wanted = code.strip().upper().encode()
         for table in self.tables.values():
             for seat, known in table.rejoin.items():
                 if hmac.compare_digest(known.encode(), wanted):
                     return self._reseat(table, seat, player)
-        self.wrong_codes[player.identity] = self.wrong_codes.get(player.identity, 0) + 1
-        if player.address:
-            self.wrong_from[player.address] = (since, wrong_here + 1)
-            for address, (began, _) in list(self.wrong_from.items()):  # old ones go
-                if now - began > REJOIN_WINDOW:
-                    del self.wrong_from[address]
-        left = self.rejoin_tries - self.wrong_codes[player.identity]
-        more = f"{left} more {'try' if left == 1 else 'tries'}" if left else "no more tries"
-        raise ValueError(f"no seat has that rejoin code ({more})")
+        raise self.wrong.wrong(player.identity, player.address, now)
 
     def _reseat(self, table: SharedTable, seat: int, player: Player) -> SharedTable:
         before = table.seated[seat]
@@ -517,17 +372,17 @@ class Lobby:
         wait = self.empty_after if empty_after is None else empty_after
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
-            if not self._seen(table):
+            if not self.presence.seen(table):
                 continue
             if table.dealer is None:
                 if now < table.held_until:
                     continue
                 if not any(
-                    self.here(p.identity) or self._there(table, p.identity)
+                    self.presence.here(p.identity) or self.presence.there(table, p.identity)
                     for p in table.seated.values()
                 ):
                     self.close(table)
-            elif table.dealer.followed or self.elsewhere.get(table.code):
+            elif table.dealer.followed or self.presence.elsewhere.get(table.code):
                 table.empty_since = None
             elif table.empty_since is None:
                 table.empty_since = now
@@ -542,9 +397,9 @@ class Lobby:
         if table.dealer is not None:
             return table.dealer
         if table.campaign is not None:
-            live = self._campaign_table(table)
+            live = campaign_table(table)
         else:
-            live = LiveTable(self._seat_people(table))
+            live = LiveTable(seat_people(table))
         table.setup = live.setup
         table.on_the_way_until = asyncio.get_running_loop().time() + ON_THE_WAY
         kept = self.store.durable and table.campaign is None
@@ -569,30 +424,6 @@ class Lobby:
                 dealer.stand_in_for(seat)
         return dealer.start()
 
-    def _campaign_table(self, table: SharedTable) -> LiveTable:
-        """A campaign keeps its roster's names (ValueError when the campaign is over)."""
-        assert table.campaign is not None
-        return table.campaign.campaign.table()
-
-    def _seat_people(self, table: SharedTable) -> TableSetup:
-        """The setup as played: people under their own names, the stand-in in free seats."""
-        seats: list[Seat] = []
-        names: list[str] = []
-        for i, spec in enumerate(table.setup.seats):
-            if spec.human and i in table.seated:
-                name = table.seated[i].name
-                seat = Seat(name)
-            elif spec.human:
-                name = f"{table.stand_in} {i + 1}"
-                seat = Seat(name, table.stand_in)
-            else:
-                name, seat = spec.name, spec
-            if name in names:  # two people called alike: tell them apart
-                seat = msgspec.structs.replace(seat, name=clean_name(f"{name} {i + 1}"))
-            names.append(seat.name)
-            seats.append(seat)
-        return msgspec.structs.replace(table.setup, seats=tuple(seats))
-
     def close(self, table: SharedTable, *, keep: bool = False) -> None:
         """Close a table here; the store forgets it too, unless `keep` (the host stops,
         and starts again with it)."""
@@ -610,8 +441,7 @@ class Lobby:
     def close_all(self) -> None:
         """The host stops: every table ends here, and one kept in a durable store stays
         there, for the host to take up again when it starts."""
-        if self._telling is not None:
-            self._telling.cancel()
+        self.notices.stop()
         for task in [*self._tasks, *self._claims, *self._catching]:
             task.cancel()
         self._tasks.clear()
@@ -626,36 +456,6 @@ class Lobby:
         if self.store.durable and table.campaign is None:
             self.store.save(record_of(table), new=new)
 
-    def _store_status(self, available: bool) -> None:
-        """Tell every table kept in the store that it went away, once it has been away
-        STORE_QUIET, and that it is back, if they were told (and, back, judge nobody away
-        until every host has had a beat to say who is with it)."""
-        self._store_up = available
-        if not available:
-            if not self._told_away and self._telling is None:
-                loop = asyncio.get_running_loop()
-                self._telling = loop.call_later(STORE_QUIET, self._tell_away)
-            return
-        self._heard_again = time.monotonic() + 2 * BEAT
-        if self._telling is not None:
-            self._telling.cancel()
-            self._telling = None
-        if self._told_away:
-            self._told_away = False
-            self._tell_tables(STORE_BACK)
-
-    def _tell_away(self) -> None:
-        self._telling = None
-        if not self._store_up:
-            self._told_away = True
-            self._tell_tables(STORE_AWAY)
-
-    def _tell_tables(self, notice: str) -> None:
-        """Tell the people at every table kept in the store (and so waiting on it)."""
-        for table in self.tables.values():
-            if table.dealer is not None and table.dealer.journal is not None:
-                table.dealer.notice(notice)
-
     async def restore(self) -> list[str]:
         """Read back the open tables of a durable store, each started one rebuilt from
         its seed and its decisions, its dealer going on where it stood (StoreAway when the
@@ -666,7 +466,7 @@ class Lobby:
         if self.shared is not None:
             await self.shared.ping()
             self._lobby_id = await self.shared.lobby_id()
-            await self._reserve(self.shared)
+            await self.pool.reserve(self.shared)
         held = asyncio.get_running_loop().time() + self.empty_after
         for stored in await self.store.load():
             try:
@@ -688,7 +488,7 @@ class Lobby:
         setup = decode_setup(record.setup)
         creator = Player(record.creator.identity, record.creator.name)
         table = SharedTable(record.code, setup, creator, record.stand_in)
-        table.chat = self._room(table)
+        table.chat = self.rooms.room(table)
         table.seated = seated_of(record, setup)
         table.rejoin = dict(record.rejoin)
         if not record.started:
@@ -707,7 +507,50 @@ class Lobby:
             dealer.on_follow = partial(self._screen_came, record.code)
         return table
 
+    def _new_code(self) -> str:
+        """A join code no open table has: with a shared lobby this host follows (since
+        `restore`), one it holds in the store (ValueError when it holds none just now)."""
+        if self.shared is not None and self._tasks:
+            code = self.pool.take()
+            self._wake_beat()  # draw the next one
+            if code is not None:
+                return code
+            raise ValueError("no table code is free just now (is Redis away?); try again")
+        while True:
+            code = self.draw_code()
+            if code not in self.tables:
+                return code
+
+    def _new_rejoin_code(self) -> str:
+        return new_rejoin_code(
+            {code for table in self.tables.values() for code in table.rejoin.values()}
+        )
+
     # --- many hosts ------------------------------------------------------------------------
+
+    def _start_hosts(self) -> None:
+        """This part's own state, set once by the lobby."""
+        self._tasks: list[asyncio.Task[None]] = []
+        """Following the lobby, beating and sending chat (`_share`), once begun."""
+        self._claims: set[asyncio.Task[None]] = set()
+        self._catching: set[asyncio.Task[None]] = set()
+        """Catch-ups of tables a screen came to (`_screen_came`)."""
+        self._stale: set[str] = set()
+        """Tables to read again once this host's own record of them has been written."""
+        self._dealt_elsewhere: dict[str, float] = {}
+        """Tables started by another host, by code: when this host's dealer began
+        following them (for LEASE_DEFER)."""
+        self._claiming: dict[str, int] = {}
+        """Seat claims of this host on their way to the store, by table."""
+        self._lobby_id = "0-0"
+        self._following: set[str] = set()
+        """The tables whose log the last blocking read asked for (`_worth_following`)."""
+        self._leases: set[str] = set()
+        """The tables whose AI lease this host held at its last beat."""
+        self._beaten = asyncio.Event()
+        self._lost: dict[str, list[tuple[int, Player]]] = {}
+        """Seats given here that Redis gave to someone else, by table: their people are
+        told once this host has the table as Redis has it."""
 
     def _claim(
         self, table: SharedTable, seat: int, mode: str, player: Player, before: str = ""
@@ -781,51 +624,8 @@ class Lobby:
             self._tasks = [
                 loop.create_task(self._follow(self.shared), name="lobby-follow"),
                 loop.create_task(self._beat(self.shared), name="lobby-beat"),
-                loop.create_task(self._send_chat(self.shared), name="lobby-chat"),
+                loop.create_task(self.rooms.send(self.shared), name="lobby-chat"),
             ]
-
-    def _room(self, table: SharedTable) -> ChatRoom:
-        """A table's chat room: shared with every host, unless its campaign keeps the
-        table to this host."""
-        room = ChatRoom(self.chat_rates)
-        if self.shared is not None and table.campaign is None:
-            room.publish = self._sender(table.code)
-        return room
-
-    def _sender(self, room: str) -> Callable[[ChatLine], None]:
-        def send(line: ChatLine) -> None:
-            try:
-                self._chat_out.put_nowait((room, line))
-            except asyncio.QueueFull:
-                log.warning("chat: a line said here was not sent on (Redis away too long)")
-
-        return send
-
-    async def _send_chat(self, shared: RedisStore) -> None:
-        """Send each line said here to the other hosts, in order; while Redis is away,
-        try again every half second."""
-        while True:
-            room, line = await self._chat_out.get()
-            said = Said(self.host_id, line.identity, line.name, line.text, line.watching)
-            while True:
-                try:
-                    await shared.say(room, said)
-                    break
-                except StoreAway:
-                    await asyncio.sleep(0.5)
-
-    def _heard(self, room: str, lines: list[Said]) -> None:
-        """Lines said in a room through other hosts (this host's own are shown already)."""
-        if room:
-            table = self.tables.get(room)
-            chat = table.chat if table is not None else None
-        else:
-            chat = self.chat
-        if chat is None:
-            return
-        for said in lines:
-            if said.host != self.host_id:
-                chat.hear(ChatLine(said.identity, said.name, said.text, said.watching))
 
     def _wake_beat(self) -> None:
         self._beaten.set()
@@ -844,7 +644,7 @@ class Lobby:
                 table.dealer.followed
                 or code in self._leases
                 or any(
-                    who in table.seated_here or self.here(who)
+                    who in table.seated_here or self.presence.here(who)
                     for who in (player.identity for player in table.seated.values())
                 )
             )
@@ -875,13 +675,13 @@ class Lobby:
                 }
                 self._following = set(logs)
                 rooms = [""] + [c for c, t in self.tables.items() if t.campaign is None]
-                chat = {room: self._chat_ids.get(room, "0-0") for room in rooms}
-                self._chat_ids = chat  # a closed table's room is read no more
+                chat = {room: self.rooms.read.get(room, "0-0") for room in rooms}
+                self.rooms.read = chat  # a closed table's room is read no more
                 changes = await shared.follow(self._lobby_id, logs, FOLLOW_BLOCK_MS, chat)
                 self._lobby_id = changes.lobby_id
                 for room, (read, lines) in changes.chat.items():
-                    self._chat_ids[room] = read
-                    self._heard(room, lines)
+                    self.rooms.read[room] = read
+                    self.rooms.heard(room, lines)
                 for code in sorted(changes.tables | self._stale):
                     await self._refresh(code)
                 for code, items in changes.logs.items():
@@ -891,7 +691,7 @@ class Lobby:
             except StoreAway:
                 stop_if_cancelled()
                 away = True
-                self._renew_at = 0.0  # its codes too, at the first beat Redis answers
+                self.pool.renew_at = 0.0  # its codes too, at the first beat Redis answers
                 await asyncio.sleep(0.5)
             except asyncio.CancelledError:
                 raise
@@ -976,9 +776,11 @@ class Lobby:
                     who_here = table.dealer.present()
                 else:
                     seated = {p.identity for p in table.seated.values()}
-                    who_here = {who for who in seated if self.here(who)} | set(table.watchers)
-                here[code] = {who: self.name_of(who) for who in who_here}
-            here[PEOPLE] = {identity: person.name for identity, person in self.people.items()}
+                    who_here = {who for who in seated if self.presence.here(who)}
+                    who_here |= set(table.watchers)
+                here[code] = {who: self.presence.name_of(who) for who in who_here}
+            people = self.presence.people
+            here[PEOPLE] = {identity: person.name for identity, person in people.items()}
             now = asyncio.get_running_loop().time()
             leases = [
                 code
@@ -991,16 +793,16 @@ class Lobby:
                 )
             ]
             try:
-                await self._reserve(shared)
+                await self.pool.reserve(shared)
                 present, held = await shared.beat(self.host_id, here, leases)
-                self.everyone = present.pop(PEOPLE, {})
-                self.elsewhere = present
+                self.presence.everyone = present.pop(PEOPLE, {})
+                self.presence.elsewhere = present
             except StoreAway:
                 stop_if_cancelled()
                 held = set()
-                self._renew_at = 0.0  # the whole pool again once Redis is back
+                self.pool.renew_at = 0.0  # the whole pool again once Redis is back
             for code, table in self.tables.items():
-                table.elsewhere = set(self.elsewhere.get(code, ()))
+                table.elsewhere = set(self.presence.elsewhere.get(code, ()))
                 if table.dealer is not None:
                     table.dealer.elsewhere = table.elsewhere
             for code in leases:
@@ -1043,51 +845,6 @@ class Lobby:
             return
         if await dealer.absorb([(after + 1 + i, e) for i, e in enumerate(missed)]):
             dealer.caught_up()
-
-    async def _reserve(self, shared: RedisStore) -> None:
-        """Keep holding this host's join codes for its next tables (every CODE_RENEW) and
-        those of its new tables whose record is still on its way (every beat), and draw
-        more until it holds CODE_POOL: a code a table has, or another host holds, is drawn
-        again (StoreAway). One round trip for each, and none for a pool full and not due."""
-        waiting = [code for code in self.tables if shared.pending(code)]
-        now = time.monotonic()
-        if now >= self._renew_at:
-            held = await shared.reserve(self.host_id, [*self._codes, *waiting])
-            self._codes = [code for code in self._codes if code in held]
-            self._renew_at = now + CODE_RENEW
-        elif waiting:
-            await shared.reserve(self.host_id, waiting)
-        for _ in range(CODE_ROUNDS):
-            drawn: list[str] = []
-            for _ in range(CODE_POOL - len(self._codes)):
-                code = self.draw_code()
-                if code not in self.tables and code not in self._codes and code not in drawn:
-                    drawn.append(code)
-            if not drawn:
-                break
-            held = await shared.reserve(self.host_id, drawn)
-            self._codes += [code for code in drawn if code in held]
-
-    def _new_code(self) -> str:
-        """A join code no open table has: with a shared lobby this host follows (since
-        `restore`), one it holds in the store (ValueError when it holds none just now)."""
-        if self.shared is not None and self._tasks:
-            while self._codes:
-                code = self._codes.pop(0)
-                if code not in self.tables:
-                    self._wake_beat()  # draw the next one
-                    return code
-            self._wake_beat()
-            raise ValueError("no table code is free just now (is Redis away?); try again")
-        while True:
-            code = self.draw_code()
-            if code not in self.tables:
-                return code
-
-    def _new_rejoin_code(self) -> str:
-        return new_rejoin_code(
-            {code for table in self.tables.values() for code in table.rejoin.values()}
-        )
 
 
 def stop_if_cancelled() -> None:

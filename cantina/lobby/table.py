@@ -6,14 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from cantina.chat import ChatRoom
 from cantina.dealer import Dealer, Place
 from cantina.live import LiveTable
-from cantina.seating import TableSetup
+from cantina.seating import Seat, TableSetup, clean_name
 from cantina.store.records import SeatedRecord, TableRecord, encode_setup
 
 if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
+
+MAX_TABLES = 64
+"""The most tables a host keeps open."""
 
 
 @dataclass(frozen=True)
@@ -161,3 +166,29 @@ def record_of(table: SharedTable) -> TableRecord:
         rejoin=dict(table.rejoin),
         started=table.started,
     )
+
+
+def campaign_table(table: SharedTable) -> LiveTable:
+    """A campaign keeps its roster's names (ValueError when the campaign is over)."""
+    assert table.campaign is not None
+    return table.campaign.campaign.table()
+
+
+def seat_people(table: SharedTable) -> TableSetup:
+    """The setup as played: people under their own names, the stand-in in free seats."""
+    seats: list[Seat] = []
+    names: list[str] = []
+    for i, spec in enumerate(table.setup.seats):
+        if spec.human and i in table.seated:
+            name = table.seated[i].name
+            seat = Seat(name)
+        elif spec.human:
+            name = f"{table.stand_in} {i + 1}"
+            seat = Seat(name, table.stand_in)
+        else:
+            name, seat = spec.name, spec
+        if name in names:  # two people called alike: tell them apart
+            seat = msgspec.structs.replace(seat, name=clean_name(f"{name} {i + 1}"))
+        names.append(seat.name)
+        seats.append(seat)
+    return msgspec.structs.replace(table.setup, seats=tuple(seats))
