@@ -22,7 +22,7 @@ from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.lobby.code_pool import CODE_POOL
-from cantina.lobby.lobby import CODE_TAKEN, LEASE_DEFER
+from cantina.lobby.hosts import CODE_TAKEN, LEASE_DEFER
 from cantina.lobby.notices import STORE_AWAY, STORE_BACK
 from cantina.lobby.presence import BEAT
 from cantina.lobby.table import MAX_TABLES, record_of

@@ -4,7 +4,8 @@
 rest: `table` (what a shared table is, and what a store keeps of it), `presence` (who is
 here, who is away), `codes` (join and rejoin codes, and wrong tries), `rooms` (the chat),
 `notices` (Redis away and back, told at the tables), and, for a lobby shared through
-Redis, `code_pool` (the join codes a host holds ahead).
+Redis, `hosts` (following the other hosts, the beat, leases, seat claims) and
+`code_pool` (the join codes a host holds ahead).
 """
 
 from cantina.lobby.lobby import Lobby
