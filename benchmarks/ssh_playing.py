@@ -76,7 +76,7 @@ from cantina.store.redis_store import RedisStore
 P95_GOAL = 0.050
 """Keystroke -> frame p95 a held count must keep to, in seconds."""
 LOBBY_TABLES = 64
-"""The most tables a lobby holds (cantina.lobby.MAX_TABLES): one a session."""
+"""The most tables a lobby holds (cantina.lobby.table.MAX_TABLES): one a session."""
 
 HOST = """
 import asyncio, dataclasses, os, sys

@@ -24,7 +24,8 @@ from cantina.ai.temperament import temperaments
 from cantina.campaign.errors import CampaignError
 from cantina.chat import ChatSeat
 from cantina.games import GAMES
-from cantina.lobby import CODE_LENGTH, REJOIN_LENGTH, Lobby, Player, SharedTable
+from cantina.lobby import Lobby, Player, SharedTable
+from cantina.lobby.codes import CODE_LENGTH, REJOIN_LENGTH
 from cantina.seating import TableSetup
 from screens.chat import ChatPanel, chat_key_acts
 from screens.footer import CantinaFooter

@@ -10,14 +10,8 @@ import pytest
 from cantina.dealer import ASKING
 from cantina.games.table import IllegalAction
 from cantina.games.valdes import ValDesSettings
-from cantina.lobby import (
-    CODE_LENGTH,
-    CODE_LETTERS,
-    REJOIN_LENGTH,
-    REJOIN_TRIES_PER_ADDRESS,
-    Lobby,
-    Player,
-)
+from cantina.lobby import Lobby, Player
+from cantina.lobby.codes import CODE_LENGTH, CODE_LETTERS, REJOIN_LENGTH, REJOIN_TRIES_PER_ADDRESS
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup
 

@@ -20,19 +20,12 @@ from test_store_ssh import next_offer, replayed, serve
 from cantina.dealer import ASKING, OVER, Pace, Place
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
-from cantina.lobby import (
-    BEAT,
-    CODE_POOL,
-    CODE_TAKEN,
-    LEASE_DEFER,
-    MAX_TABLES,
-    STORE_AWAY,
-    STORE_BACK,
-    Lobby,
-    Player,
-    SharedTable,
-    record_of,
-)
+from cantina.lobby import Lobby, Player, SharedTable
+from cantina.lobby.code_pool import CODE_POOL
+from cantina.lobby.hosts import CODE_TAKEN, LEASE_DEFER
+from cantina.lobby.notices import STORE_AWAY, STORE_BACK
+from cantina.lobby.presence import BEAT
+from cantina.lobby.table import MAX_TABLES, record_of
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record
 from cantina.store.redis_store import HERE_MS, RedisStore, Said

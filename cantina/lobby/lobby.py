@@ -1,0 +1,490 @@
+"""The `Lobby`: the one place a host's sessions ask for its shared tables, who is at
+them and who is here.
+
+Nothing here draws anything. Each SSH session's screens read this state and follow a
+started table through its one `Dealer` (`cantina.dealer`), which plays the AI seats, the
+stand-in for a player who is away, and paces what everyone sees; a person's pick goes to
+it for their own seat only. The lobby decides who is present: a player is at a table
+while a screen of theirs follows it, and a table nobody holds closes (`Lobby.sweep`).
+
+A guest has no key to come back with: each seat of a guest has a rejoin code, shown on
+their screen, that puts a new connection back in that seat (`Lobby.rejoin`).
+
+With a durable store (`cantina.store`, `--store redis://…`) the lobby keeps each table's
+setup and seats there as they change, its dealer records every decision there, and a host
+that starts again reads the open tables back (`Lobby.restore`), each rebuilt from its
+seed and its decisions. Who is connected stays in the host. With a Redis store the lobby
+is shared by every host using it (`cantina.lobby.hosts`).
+
+The lobby coordinates: who is here is `presence`, the codes `codes` and `code_pool`, the
+chat `rooms`, the store's away and back `notices`, the other hosts `hosts`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import os
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from cantina.ai.temperament import temperament
+from cantina.campaign.errors import explain
+from cantina.chat import ChatRoom
+from cantina.dealer import Dealer, Pace, apply_entry
+from cantina.games.table import IllegalAction
+from cantina.live import LiveTable
+from cantina.lobby.code_pool import CodePool
+from cantina.lobby.codes import REJOIN_TRIES, WrongCodes, draw_code, new_rejoin_code
+from cantina.lobby.hosts import ManyHosts
+from cantina.lobby.notices import StoreNotices
+from cantina.lobby.presence import ON_THE_WAY, Presence
+from cantina.lobby.rooms import ChatRooms
+from cantina.lobby.table import (
+    MAX_TABLES,
+    Player,
+    SharedTable,
+    campaign_table,
+    record_of,
+    seat_people,
+    seated_of,
+)
+from cantina.seating import TableSetup
+from cantina.store.memory import InProcessStore, Journal, TableStore
+from cantina.store.records import StoredTable, decode_setup, new_id
+from cantina.store.redis_store import RedisStore
+
+if TYPE_CHECKING:
+    from cantina.campaign.store import OpenCampaign
+
+log = logging.getLogger("cantina.lobby")
+
+TABLES_PER_PLAYER = 2
+"""Open tables one player may have set (their unstarted one among them)."""
+EMPTY_AFTER = 60.0
+"""Seconds a started table nobody follows (no player, no spectator) stays open."""
+
+
+class Lobby(ManyHosts):
+    """Every shared table of this host, by join code, and who is connected."""
+
+    def __init__(
+        self,
+        *,
+        away_grace: float = 60.0,
+        pace: Pace | None = None,
+        tables_per_player: int = TABLES_PER_PLAYER,
+        empty_after: float = EMPTY_AFTER,
+        rejoin_tries: int = REJOIN_TRIES,
+        store: TableStore | None = None,
+    ) -> None:
+        self.tables: dict[str, SharedTable] = {}
+        self.store: TableStore = store if store is not None else InProcessStore()
+        """Where the tables are kept: only the host's memory, by default."""
+        self.away_grace = away_grace
+        """Seconds an absent player's seat waits before the stand-in AI plays it."""
+        self.pace = pace if pace is not None else Pace()
+        """How long what happens stays on show at every table of this host."""
+        self.tables_per_player = tables_per_player
+        """Open tables one player may have set: one address leaving holds no more."""
+        self.empty_after = empty_after
+        """Seconds a started table with nobody at it (no player, no spectator) stays."""
+        self.wrong = WrongCodes(rejoin_tries)
+        """Wrong rejoin codes entered, by person and by address."""
+        self.shared: RedisStore | None = self.store if isinstance(self.store, RedisStore) else None
+        """The store every host shares the lobby through, if any (a Redis)."""
+        self.host_id = f"{os.getpid()}-{new_id()}"
+        """This host, for the leases it holds (its process first, for whoever looks)."""
+        self.presence = Presence(shared=self.shared is not None)
+        self.notices = StoreNotices(self.tables, self.presence)
+        self.store.on_status(self.notices.status)
+        self.rooms = ChatRooms(self.tables, self.shared, self.host_id)
+        self.draw_code: Callable[[], str] = draw_code
+        """Where new join codes come from (tests force clashes through it)."""
+        self.pool = CodePool(self.tables, self.host_id, lambda: self.draw_code())  # as it is then
+        self._start_hosts()
+        if self.shared is not None:
+            self.shared.host = self.host_id
+            self.shared.on_taken(self._code_taken)
+
+    @property
+    def chat(self) -> ChatRoom:
+        """The lobby's own room: everyone connected."""
+        return self.rooms.lobby
+
+    @property
+    def wrong_codes(self) -> dict[str, int]:
+        """Wrong rejoin codes entered, by identity, while connected."""
+        return self.wrong.by_identity
+
+    @property
+    def people(self) -> dict[str, Player]:
+        """Who is connected now, by identity."""
+        return self.presence.people
+
+    @property
+    def elsewhere(self) -> dict[str, dict[str, str]]:
+        """Who follows each table from any host (by the last beat), by code."""
+        return self.presence.elsewhere
+
+    @property
+    def _codes(self) -> list[str]:
+        """The join codes this host holds ahead of its next tables (`CodePool.codes`)."""
+        return self.pool.codes
+
+    # --- people ----------------------------------------------------------------------------
+
+    def player(self, identity: str, name: str, address: str = "") -> Player:
+        """The person behind a new session (`Presence.player`)."""
+        return self.presence.player(identity, name, address)
+
+    def arrived(self, player: Player) -> None:
+        self.presence.arrived(player)
+
+    def here_now(self) -> list[Player]:
+        """Everyone connected (`Presence.here_now`)."""
+        return self.presence.here_now()
+
+    def name_of(self, identity: str) -> str:
+        return self.presence.name_of(identity)
+
+    def here(self, identity: str) -> bool:
+        return self.presence.here(identity)
+
+    def left(self, player: Player) -> None:
+        """A session of this person ended; with their last one, they are away from every
+        table they sit at (and a seat at a table not yet started is free again)."""
+        if not self.presence.went(player):
+            return
+        self.wrong_codes.pop(player.identity, None)
+        now = asyncio.get_running_loop().time()
+        for table in list(self.tables.values()):
+            table.watchers.pop(player.identity, None)
+            seat = table.seat_of(player.identity)
+            if seat is None:
+                continue
+            if table.dealer is None:
+                self.leave_unstarted(table, player)
+            else:
+                table.dealer.set_away(seat, now)
+
+    def check_presence(self) -> None:
+        """Look at who is at each started table (the host does, every second): a player
+        none of whose screens has followed it for two looks in a row is away, and the
+        stand-in plays their seat after the grace; coming back to it, they are back."""
+        for table in list(self.tables.values()):  # a finished campaign lets its save go
+            if table.campaign is not None and table.campaign.campaign.over:
+                self.close(table)
+        now = asyncio.get_running_loop().time()
+        for table in list(self.tables.values()):
+            self.presence.look(table, now)
+
+    # --- tables ----------------------------------------------------------------------------
+
+    def open_tables(self) -> list[SharedTable]:
+        return sorted(self.tables.values(), key=lambda t: (t.started, t.code))
+
+    def table_of(self, identity: str) -> SharedTable | None:
+        """The table where this person has a seat (the newest, if several)."""
+        found = [t for t in self.tables.values() if t.seat_of(identity) is not None]
+        return found[-1] if found else None
+
+    def tables_of(self, identity: str) -> list[SharedTable]:
+        """The open tables this person set (or was passed as creator)."""
+        return [t for t in self.tables.values() if t.creator.identity == identity]
+
+    def create(
+        self,
+        setup: TableSetup,
+        creator: Player,
+        stand_in: str = "Cautious",
+        campaign: OpenCampaign | None = None,
+    ) -> SharedTable:
+        """A new table with its creator in its first human seat (ValueError when the host
+        has as many tables as it keeps, the creator as many as one player may, or the
+        setup has no seat for a person). With `campaign`, the table plays that open
+        campaign's next round (or the one under way) and closes it when the table closes.
+        A table of theirs not yet started closes: one waiting table per creator."""
+        started = [t for t in self.tables_of(creator.identity) if t.started]
+        if len(started) >= self.tables_per_player:
+            raise ValueError(
+                f"you have {len(started)} tables open, the most one player may;"
+                " join one, or wait until one closes"
+            )
+        if len(self.tables) >= MAX_TABLES:
+            raise ValueError("the host has as many tables as it keeps; join one instead")
+        temperament(stand_in)  # ValueError for an unknown temperament
+        table = SharedTable(self._new_code(), setup, creator, stand_in, campaign=campaign)
+        table.chat = self.rooms.room(table)
+        if not table.human_seats:
+            raise ValueError("mark at least one seat Human: this table is for people")
+        for other in self.tables_of(creator.identity):  # one unstarted table per creator
+            if not other.started:
+                self.close(other)
+        self._sit(table, table.human_seats[0], creator)
+        self.tables[table.code] = table
+        self._keep(table, new=True)
+        self._claim(table, table.human_seats[0], "sit", creator)
+        self._wake_beat()
+        return table
+
+    def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
+        """Seat `player`; a guest's seat gets its rejoin code."""
+        table.seated[seat] = player
+        table.seated_here.add(player.identity)
+        table.watchers.pop(player.identity, None)
+        if player.guest:
+            table.rejoin[seat] = self._new_rejoin_code()
+
+    def find(self, code: str) -> SharedTable | None:
+        return self.tables.get(code.strip().upper())
+
+    def join(self, table: SharedTable, player: Player) -> int:
+        """Sit `player` at a free human seat (or their own); the seat's number."""
+        seat = table.seat_of(player.identity)
+        if seat is not None:
+            return seat
+        if table.started:
+            raise ValueError("that table is already playing; you may watch it")
+        if not table.free_seats:
+            raise ValueError("that table has no free seat; you may watch it")
+        seat = table.free_seats[0]
+        self._sit(table, seat, player)
+        self._keep(table)
+        self._claim(table, seat, "sit", player)
+        return seat
+
+    def watch(self, table: SharedTable, player: Player) -> None:
+        """A screen of `player` watches the table before its start (`unwatch` when it
+        goes); once it starts, the table's dealer knows who follows it."""
+        table.watchers[player.identity] = table.watchers.get(player.identity, 0) + 1
+
+    def unwatch(self, table: SharedTable, player: Player) -> None:
+        count = table.watchers.get(player.identity, 0) - 1
+        if count > 0:
+            table.watchers[player.identity] = count
+        else:
+            table.watchers.pop(player.identity, None)
+
+    def rejoin_code(self, table: SharedTable, identity: str) -> str | None:
+        """The code that puts this person back in their seat at `table`, if a guest's."""
+        seat = table.seat_of(identity)
+        return table.rejoin.get(seat) if seat is not None else None
+
+    def rejoin(self, player: Player, code: str) -> SharedTable:
+        """Put `player` (a new connection) in the seat whose rejoin code this is: the
+        seat is theirs from now on, under the name it had, and the code stays the seat's
+        for the next drop. ValueError for a wrong code; after `rejoin_tries` wrong ones
+        (or REJOIN_TRIES_PER_ADDRESS from their address lately), for every code: nobody
+        guesses at others' seats."""
+        now = asyncio.get_running_loop().time()
+        self.wrong.check(player.identity, player.address, now)
+        wanted = code.strip().upper().encode()
+        for table in self.tables.values():
+            for seat, known in table.rejoin.items():
+                if hmac.compare_digest(known.encode(), wanted):
+                    return self._reseat(table, seat, player)
+        raise self.wrong.wrong(player.identity, player.address, now)
+
+    def _reseat(self, table: SharedTable, seat: int, player: Player) -> SharedTable:
+        before = table.seated[seat]
+        if before.identity == player.identity:
+            return table
+        if table.seat_of(player.identity) is not None:
+            raise ValueError("you sit at that table already, in another seat")
+        table.seated[seat] = Player(player.identity, before.name)
+        table.seated_here.add(player.identity)
+        self._claim(table, seat, "reseat", table.seated[seat], before=before.identity)
+        if table.dealer is not None:  # the old connection's screen acts for it no more
+            table.dealer.owners[seat] = player.identity
+        table.watchers.pop(player.identity, None)
+        table.absent.pop(seat, None)
+        if table.creator.identity == before.identity:
+            table.creator = table.seated[seat]
+        self._keep(table)
+        return table
+
+    def leave_unstarted(self, table: SharedTable, player: Player) -> None:
+        """Free this player's seat at a table not yet started; the table closes when the
+        last person leaves it, and passes to the next seated person when its creator
+        leaves (someone must be able to start it)."""
+        seat = table.seat_of(player.identity)
+        if seat is None or table.started:
+            return
+        del table.seated[seat]
+        table.rejoin.pop(seat, None)
+        self._claim(table, seat, "leave", player)
+        if not table.seated or (
+            table.campaign is not None and player.identity == table.creator.identity
+        ):
+            self.close(table)  # a campaign is its owner's: nobody else may start it
+        else:
+            if table.creator.identity == player.identity:
+                table.creator = table.seated[min(table.seated)]
+            self._keep(table)
+
+    def sweep(self, empty_after: float | None = None) -> None:
+        """Close the tables nobody holds (the host looks every second): one not started
+        whose seated players have all left the host, at once; one started that no screen
+        has followed (no player at it, no spectator) for `empty_after` seconds (by
+        default the lobby's own). One person leaving does not hold tables for long."""
+        wait = self.empty_after if empty_after is None else empty_after
+        now = asyncio.get_running_loop().time()
+        for table in list(self.tables.values()):
+            if not self.presence.seen(table):
+                continue
+            if table.dealer is None:
+                if now < table.held_until:
+                    continue
+                if not any(
+                    self.presence.here(p.identity) or self.presence.there(table, p.identity)
+                    for p in table.seated.values()
+                ):
+                    self.close(table)
+            elif table.dealer.followed or self.presence.elsewhere.get(table.code):
+                table.empty_since = None
+            elif table.empty_since is None:
+                table.empty_since = now
+            elif now - table.empty_since >= wait:
+                self.close(table)
+
+    def start(self, table: SharedTable, by: Player) -> Dealer:
+        """The creator starts: the people take their seats under their own names, and the
+        stand-in AI fills every human seat left empty."""
+        if by.identity != table.creator.identity:
+            raise ValueError("only the table's creator starts it")
+        if table.dealer is not None:
+            return table.dealer
+        if table.campaign is not None:
+            live = campaign_table(table)
+        else:
+            live = LiveTable(seat_people(table))
+        table.setup = live.setup
+        table.on_the_way_until = asyncio.get_running_loop().time() + ON_THE_WAY
+        kept = self.store.durable and table.campaign is None
+        dealer = table.dealer = Dealer(
+            live,
+            pace=self.pace,
+            grace=self.away_grace,
+            stand_in=table.stand_in,
+            journal=Journal(self.store, table.code) if kept else None,
+        )
+        dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
+        if kept and self.shared is not None:
+            dealer.plays_ai = False  # until this host holds the table's lease (next beat)
+            self._share()
+            self._wake_beat()
+        self._keep(table)
+        if table.campaign is not None:
+            table.campaign.on_error = lambda err: dealer.notice(
+                f"The campaign could not be saved ({explain(err)}); the next move tries again."
+            )
+            for seat in table.free_seats:  # nobody took it: the stand-in plays it
+                dealer.stand_in_for(seat)
+        return dealer.start()
+
+    def close(self, table: SharedTable, *, keep: bool = False) -> None:
+        """Close a table here; the store forgets it too, unless `keep` (the host stops,
+        and starts again with it)."""
+        self.tables.pop(table.code, None)
+        self._lost.pop(table.code, None)
+        self._dealt_elsewhere.pop(table.code, None)
+        if not keep and self.store.durable:
+            self.store.drop(table.code)
+        if table.dealer is not None:
+            table.dealer.close()
+        if table.campaign is not None:  # saved after every move; let other cantinas at it
+            table.campaign.close()
+            table.campaign = None
+
+    def close_all(self) -> None:
+        """The host stops: every table ends here, and one kept in a durable store stays
+        there, for the host to take up again when it starts."""
+        self.notices.stop()
+        for task in [*self._tasks, *self._claims, *self._catching]:
+            task.cancel()
+        self._tasks.clear()
+        for table in list(self.tables.values()):
+            self.close(table, keep=True)
+
+    # --- the store -------------------------------------------------------------------------
+
+    def _keep(self, table: SharedTable, *, new: bool = False) -> None:
+        """Keep the table's setup and seats in a durable store (a campaign's table is
+        kept by its own save, after every decision, and not here)."""
+        if self.store.durable and table.campaign is None:
+            self.store.save(record_of(table), new=new)
+
+    async def restore(self) -> list[str]:
+        """Read back the open tables of a durable store, each started one rebuilt from
+        its seed and its decisions, its dealer going on where it stood (StoreAway when the
+        store cannot be reached; StoreRefused when a Redis refuses this host). A table that
+        cannot be rebuilt is logged and left. The codes of the tables restored."""
+        if not self.store.durable:
+            return []
+        if self.shared is not None:
+            await self.shared.ping()
+            self._lobby_id = await self.shared.lobby_id()
+            await self.pool.reserve(self.shared)
+        held = asyncio.get_running_loop().time() + self.empty_after
+        for stored in await self.store.load():
+            try:
+                table = self._rebuilt(stored)
+            except (ValueError, IllegalAction) as err:
+                log.warning(
+                    "table %s cannot be rebuilt from the store: %s", stored.record.code, err
+                )
+                continue
+            table.held_until = held
+            self.tables[table.code] = table
+            if table.dealer is not None:
+                table.dealer.start()
+        self._share()
+        return list(self.tables)
+
+    def _rebuilt(self, stored: StoredTable) -> SharedTable:
+        record = stored.record
+        setup = decode_setup(record.setup)
+        creator = Player(record.creator.identity, record.creator.name)
+        table = SharedTable(record.code, setup, creator, record.stand_in)
+        table.chat = self.rooms.room(table)
+        table.seated = seated_of(record, setup)
+        table.rejoin = dict(record.rejoin)
+        if not record.started:
+            return table
+        live = LiveTable(setup)
+        for entry in stored.entries:
+            apply_entry(live, entry)
+        journal = Journal(self.store, record.code, len(stored.entries))
+        dealer = table.dealer = Dealer(
+            live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in, journal=journal
+        )
+        dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
+        dealer.caught_up()
+        if self.shared is not None:
+            dealer.plays_ai = False  # until this host holds the table's lease
+            dealer.on_follow = partial(self._screen_came, record.code)
+        return table
+
+    # --- codes -----------------------------------------------------------------------------
+
+    def _new_code(self) -> str:
+        """A join code no open table has: with a shared lobby this host follows (since
+        `restore`), one it holds in the store (ValueError when it holds none just now)."""
+        if self.shared is not None and self._tasks:
+            code = self.pool.take()
+            self._wake_beat()  # draw the next one
+            if code is not None:
+                return code
+            raise ValueError("no table code is free just now (is Redis away?); try again")
+        while True:
+            code = self.draw_code()
+            if code not in self.tables:
+                return code
+
+    def _new_rejoin_code(self) -> str:
+        return new_rejoin_code(
+            {code for table in self.tables.values() for code in table.rejoin.values()}
+        )
