@@ -35,9 +35,11 @@ from cantina.chat import (
 from cantina.dealer import ASKING, Pace
 from cantina.games.valdes import ValDesSettings
 from cantina.lobby import Lobby, Player, SharedTable
+from cantina.lobby.rooms import ChatRooms
 from cantina.seating import Seat, TableSetup
 from cantina.ssh.app import HostedApp
 from cantina.ssh.server import Host
+from cantina.store.memory import StoreAway
 from screens import backroom
 from screens.backroom import LobbyScreen, WaitingScreen
 from screens.chat import ChatHistoryScreen, ChatPanel
@@ -717,3 +719,25 @@ async def test_the_lobby_under_a_table_keeps_its_list_up_only_once_back(monkeypa
         shown = app.screen.query_one("#tables", OptionList)
         assert later.code in {shown.get_option_at_index(i).id for i in range(shown.option_count)}
     lobby.close_all()
+
+
+async def test_the_chat_sender_stops_when_asked_even_if_the_cancel_comes_out_as_redis_away():
+    """A call to Redis cut short by a cancel can come out as a lost connection; the loop
+    sending this host's lines to the others took that for Redis away and tried again
+    every half second for ever after the host stopped it (every other loop of the
+    lobby's looked for the cancel first)."""
+
+    class CancelComesOutAsAway:
+        async def say(self, room: str, said: object) -> None:
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                raise StoreAway("lost connection") from None
+
+    rooms = ChatRooms({}, None, "host-a")
+    rooms.out.put_nowait(("", ChatLine("alice-id", "alice", "hello", False)))
+    sender = asyncio.create_task(rooms.send(CancelComesOutAsAway()))  # type: ignore[arg-type]
+    await asyncio.sleep(0.05)
+    sender.cancel()
+    done, _ = await asyncio.wait([sender], timeout=2)
+    assert sender in done and sender.cancelled()

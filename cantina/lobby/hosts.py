@@ -36,7 +36,7 @@ from cantina.lobby.code_pool import CodePool
 from cantina.lobby.presence import BEAT, ON_THE_WAY, Presence
 from cantina.lobby.rooms import HOST_VOICE, ChatRooms
 from cantina.lobby.table import MAX_TABLES, Player, SharedTable, seated_of
-from cantina.store.memory import Journal, StoreAway, TableStore
+from cantina.store.memory import Journal, StoreAway, TableStore, stop_if_cancelled
 from cantina.store.records import StoredTable, decode_setup
 from cantina.store.redis_store import RedisStore, Seating
 
@@ -401,14 +401,3 @@ class ManyHosts:
             return
         if await dealer.absorb([(after + 1 + i, e) for i, e in enumerate(missed)]):
             dealer.caught_up()
-
-
-def stop_if_cancelled() -> None:
-    """End the task running this if it was asked to stop. A call to Redis cut short by
-    the cancel can come out as a lost connection (StoreAway), and Python 3.11's
-    `wait_for` can drop a cancel that meets its timeout: the lobby's loops, which go on
-    when Redis is away, would then go on for ever after the host stopped them (and hold
-    up the host's exit)."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from cantina.chat import ChatLine, ChatRates, ChatRoom
 from cantina.lobby.table import SharedTable
-from cantina.store.memory import StoreAway
+from cantina.store.memory import StoreAway, stop_if_cancelled
 from cantina.store.redis_store import RedisStore, Said
 
 log = logging.getLogger("cantina.lobby")
@@ -69,6 +69,7 @@ class ChatRooms:
                     await shared.say(room, said)
                     break
                 except StoreAway:
+                    stop_if_cancelled()
                     await asyncio.sleep(0.5)
 
     def heard(self, room: str, lines: list[Said]) -> None:

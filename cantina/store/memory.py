@@ -29,6 +29,17 @@ class StoreAway(Exception):
     it was (a lost answer), so the same call may be made again."""
 
 
+def stop_if_cancelled() -> None:
+    """End the task running this if it was asked to stop. A call to Redis cut short by
+    the cancel can come out as a lost connection (StoreAway), and Python 3.11's
+    `wait_for` can drop a cancel that meets its timeout: the lobby's loops, which go on
+    when Redis is away, would then go on for ever after the host stopped them (and hold
+    up the host's exit)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 class TableLost(ValueError):
     """The store has lost a table a host still plays (a Redis emptied meanwhile)."""
 
