@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -22,6 +23,7 @@ from cantina.games import GAMES
 from cantina.live import LiveTable
 from cantina.narration import Narrator
 from screens.footer import CantinaFooter
+from screens.textual_compat import resume_keeps_styles
 
 AGAIN = "again"
 """The next round, game or match at this table (or the final standings of a campaign)."""
@@ -65,6 +67,13 @@ class ResultScreen(ModalScreen[str | None]):
         self.moments = table.key_moments()
         """Read from the table's log: the same for every viewer of the table, each moment
         once with how many times it happened."""
+
+    def post_message(self, message: Message) -> bool:
+        """Styled as its widgets mount, not restyled whole as it is first shown (every
+        game's end at a hosted table: some 11 ms of the host's loop in one step), nor
+        shown again unless a theme changed meanwhile (`resume_keeps_styles`)."""
+        resume_keeps_styles(self, message)
+        return super().post_message(message)
 
     def compose(self) -> ComposeResult:
         narrate = Narrator(self.setup.names)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from test_no_color import picture
 from textual.geometry import Region
+from textual.screen import Screen
 from textual.widgets import Static
 
 from cantina.app import CantinaApp
@@ -157,7 +158,33 @@ async def test_a_table_is_styled_once_as_it_opens_and_looks_as_restyled():
         await looks_as_restyled(pilot, table)
 
 
-async def looks_as_restyled(pilot, table: TableScreen) -> None:
+async def test_a_games_result_is_styled_once_as_it_opens_and_looks_as_restyled():
+    """The result that opens at each game's end is styled as its widgets mount, not
+    restyled whole as Textual's push_screen asks (some 11 ms of a host's loop a game), and
+    looks as a restyled one does, after a new theme too."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    restyled: list[object] = []
+    plain = app.update_styles
+
+    def update_styles(node, animate: bool = True) -> None:
+        restyled.append(node)
+        plain(node, animate)
+
+    app.update_styles = update_styles  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await to_the_result(pilot, app)
+        result = app.screen
+        assert isinstance(result, ResultScreen)
+        await pilot.pause()
+        assert result not in restyled
+        await looks_as_restyled(pilot, result)
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        await looks_as_restyled(pilot, result)
+
+
+async def looks_as_restyled(pilot, table: Screen) -> None:
     """The table looks as it does once restyled (what Textual does as it is shown again)."""
     kept = picture(pilot.app)
     table.update_node_styles(animate=False)
