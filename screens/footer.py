@@ -107,6 +107,8 @@ class CantinaFooter(Footer):
         """Told of a change of the screen's bindings as it is made, not at the footer's
         next turn (Textual's footer subscribes to be told later): a focus move's keys
         are then dimmed in the frame that shows the move (see `bindings_changed`)."""
+        if not self.is_attached:  # removed meanwhile
+            return
         signal = self.screen.bindings_updated_signal
         signal.unsubscribe(self)
         signal.subscribe(self, self.bindings_changed, immediate=True)
