@@ -529,7 +529,7 @@ async def attack_worker(letter: str, port: int, phase: float) -> None:
     """One attack, from a process of its own: its sessions connected, it says how many,
     waits for a line on stdin, attacks for the phase, and prints its notes."""
     key = asyncssh.generate_private_key("ssh-ed25519")
-    ready = next(n for name, n in ATTACKS.items() if name[0] == letter)
+    ready = next(n for name, n in ATTACKS.items() if name.startswith(f"{letter}."))
     links = [await connect_as(port, key, f"attacker{i}", ATTACKER) for i in range(ready)]
     print(len(links), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)

@@ -4,7 +4,7 @@ table's, with the same keys all game long, dimmed while they cannot act."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -17,6 +17,31 @@ from screens.textual_compat import (
     key_disabled,
     set_key_disabled,
 )
+
+
+class KeptKey(KeptDrawing, FooterKey):
+    """A footer key whose two drawings, lit and dimmed, are kept: at a table two or three
+    keys change between them at every move, and in the lobby five at every Tab (the text
+    field takes the letter keys); drawing one anew cost more than a die (0.7 ms a key)."""
+
+    def drawing_key(self) -> bool:
+        return key_disabled(self)
+
+
+def kept_key(key: FooterKey) -> KeptKey:
+    """Textual's footer key `key`, not yet mounted, made again as a `KeptKey`: the same
+    key, look, classes and tooltip. (Its binding to the footer's `compact`, if any, is the
+    caller's to make again: a binding is made as the key mounts, and `key` never does.)"""
+    tooltip = key.tooltip
+    return KeptKey(
+        key.key,
+        key.key_display,
+        key.description,
+        key.action,
+        disabled=key_disabled(key),
+        tooltip=tooltip if isinstance(tooltip, str) else "",
+        classes=" ".join(key.classes),
+    )
 
 
 class CantinaFooter(Footer):
@@ -33,8 +58,14 @@ class CantinaFooter(Footer):
     """What the keys on show were made from (see `_what_to_show`)."""
 
     def compose(self) -> ComposeResult:
-        """Textual's footer keys, each made in the footer's style (see `styled_alike`)."""
+        """Textual's footer keys, each made in the footer's style (see `styled_alike`), as
+        `KeptKey`s (see `kept_key`): a key dimmed and lit again is not drawn anew."""
         for widget in super().compose():
+            if type(widget) is FooterKey:
+                palette = widget.has_class("-command-palette")  # not bound (see below)
+                widget = kept_key(widget)
+                if not palette:
+                    widget.data_bind(compact=Footer.compact)
             yield self.styled_alike(widget)
 
     def styled_alike(self, widget: Widget) -> Widget:
@@ -49,13 +80,15 @@ class CantinaFooter(Footer):
             widget.set_class(widget.compact, "-compact", update=False)
         return widget
 
-    def _what_to_show(self) -> tuple[object, ...]:
+    def _what_to_show(self, active: dict[str, ActiveBinding] | None = None) -> tuple[object, ...]:
         """Everything the footer's keys are made from: whether the bindings are known,
-        each active binding (key, binding, enabled, tooltip), and the palette switch."""
+        each active binding (key, binding, enabled, tooltip), and the palette switch.
+        (`active`: the screen's active bindings, if already worked out.)"""
         if not bindings_ready(self):
             return (False,)
-        active = self.screen.active_bindings.items()
-        keys = tuple((key, b.binding, b.enabled, b.tooltip) for key, b in active)
+        if active is None:
+            active = self.screen.active_bindings
+        keys = tuple((key, b.binding, b.enabled, b.tooltip) for key, b in active.items())
         return (True, keys, self.show_command_palette)
 
     DIMS_IN_PLACE = True
@@ -66,22 +99,68 @@ class CantinaFooter(Footer):
     _focused: Widget | None = None
     """Where the screen's focus was when the keys were last shown."""
 
+    def on_mount(self) -> None:
+        if self.DIMS_IN_PLACE:
+            self.call_next(self._hear_bindings_at_once)  # once Footer's on_mount has run
+
+    def _hear_bindings_at_once(self) -> None:
+        """Told of a change of the screen's bindings as it is made, not at the footer's
+        next turn (Textual's footer subscribes to be told later): a focus move's keys
+        are then dimmed in the frame that shows the move (see `bindings_changed`)."""
+        if not self.is_attached:  # removed meanwhile
+            return
+        signal = self.screen.bindings_updated_signal
+        signal.unsubscribe(self)
+        signal.subscribe(self, self.bindings_changed, immediate=True)
+
+    def bindings_changed(self, screen: Screen) -> None:
+        """After a focus move, the keys dimmed or lit in place at once, in the frame that
+        shows the move (see `_dimmed_in_place`); otherwise, or when that cannot show the
+        new bindings, Textual's way (a recompose after the next frame). Textual's way
+        drew a frame for the focus and another for the footer after it, and worked out
+        the bindings once more there: a Tab in the lobby was two frames."""
+        if not (
+            self.DIMS_IN_PLACE
+            and bindings_ready(self)
+            and self.app.app_focus
+            and self.is_attached
+            and screen is self.screen
+            and screen.focused is not self._focused
+        ):
+            self._later(screen)
+            return
+        active = screen.active_bindings
+        shown = self._what_to_show(active)
+        if shown != self._shown and not self._dimmed_in_place(active):
+            self._later(screen)
+            return
+        self._focused, self._shown = screen.focused, shown
+
+    def _later(self, screen: Screen) -> None:
+        """Textual's way, at the footer's next turn as Textual's footer is told (and in its
+        own context: its keys' `compact` is bound to the footer's as they are made)."""
+        if self.DIMS_IN_PLACE:
+            self.call_next(super().bindings_changed, screen)
+        else:
+            super().bindings_changed(screen)
+
     async def recompose(self) -> None:
         if not self.is_attached:  # removed while the recompose waited: nothing to do
             return
         focused = self.screen.focused
         moved, self._focused = focused is not self._focused, focused
-        shown = self._what_to_show()
+        active = self.screen.active_bindings if bindings_ready(self) else None
+        shown = self._what_to_show(active)
         if shown == self._shown:
             return
-        if self.DIMS_IN_PLACE and moved and self._dimmed_in_place():
+        if self.DIMS_IN_PLACE and moved and self._dimmed_in_place(active):
             self._shown = shown
             return
         await super().recompose()
         self._shown = shown
         drop_closed_watchers(self, "compact")
 
-    def _dimmed_in_place(self) -> bool:
+    def _dimmed_in_place(self, active: dict[str, ActiveBinding] | None = None) -> bool:
         """Show the screen's keys by lighting them where they are on show, and dimming the
         rest there, when every key to show is on show already, in the same order, with
         the same look (the palette key as it was); False, and nothing changed, otherwise.
@@ -93,7 +172,8 @@ class CantinaFooter(Footer):
         that is gone cannot act, and a dimmed key says so (as at a table)."""
         if not bindings_ready(self):
             return False
-        active = self.screen.active_bindings
+        if active is None:
+            active = self.screen.active_bindings
         wanted: dict[str, tuple[Binding, bool, str]] = {}
         for _, binding, enabled, tooltip in active.values():
             if binding.show:
@@ -120,14 +200,6 @@ class CantinaFooter(Footer):
         return True
 
 
-class TableKey(KeptDrawing, FooterKey):
-    """A footer key whose two drawings, lit and dimmed, are kept: two or three keys change
-    between them at every move, and drawing one anew cost more than a die."""
-
-    def drawing_key(self) -> bool:
-        return key_disabled(self)
-
-
 class TableFooter(CantinaFooter):
     """The footer, with the same keys all game long: a key that cannot act now (choosing
     while an AI thinks, hurrying while a person chooses) is shown dimmed, not hidden (see
@@ -140,13 +212,13 @@ class TableFooter(CantinaFooter):
 
     def compose(self) -> ComposeResult:
         """Textual's footer keys (one for each action, as `Footer` shows them), as
-        `TableKey`s. A table has no groups of keys and shows no palette key."""
+        `KeptKey`s. A table has no groups of keys and shows no palette key."""
         if not bindings_ready(self):
             return
-        keys: dict[str, TableKey] = {}
+        keys: dict[str, KeptKey] = {}
         for _, binding, enabled, tooltip in self.screen.active_bindings.values():
             if binding.show and binding.action not in keys:
-                keys[binding.action] = TableKey(
+                keys[binding.action] = KeptKey(
                     binding.key,
                     self.app.get_key_display(binding),
                     binding.description,

@@ -31,6 +31,8 @@ from textual.events import Key, ScreenResume
 from textual.geometry import Region
 from textual.keys import Keys
 from textual.message import Message
+from textual.reactive import Reactive
+from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import OptionList, Select, _footer
 from textual.widgets._select import SelectCurrent, SelectOverlay
@@ -39,7 +41,6 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from textual import events
     from textual.css.model import RuleSet
-    from textual.screen import Screen
     from textual.widget import Widget
     from textual.widgets import Footer
 
@@ -54,6 +55,7 @@ __all__ = [
     "UnreadableInput",
     "bindings_ready",
     "drop_closed_watchers",
+    "focus_moves_repaint_their_widgets",
     "is_exiting",
     "keep_process_streams",
     "key_disabled",
@@ -667,3 +669,21 @@ def resume_keeps_styles(screen: Screen[Any], message: Message) -> None:
     if styled is None or styled == generation:
         message.refresh_styles = False
     screen.cantina_styled_at = generation  # type: ignore[attr-defined]
+
+
+# --- issue 13 (s24-a): a focus change repaints what it changes ------------------------------
+
+
+def focus_moves_repaint_their_widgets() -> None:
+    """A screen's `focused` (a reactive) no longer repaints the whole screen when it
+    changes, in every app of this process; the first app made puts it in place, once.
+
+    Textual declares it with `repaint=True` (its `Reactive._repaint`), so every focus
+    change (a Tab) drew a full frame: every widget on the screen rendered again, most of a
+    Tab's cost in the lobby and the longest step of a session sending Tabs, which another
+    player's key waited behind. What a focus change shows is drawn anyway: the widget
+    losing the focus and the one gaining it each refresh themselves (`Widget._on_blur`,
+    `_on_focus`), containers styled by `:focus-within` are restyled
+    (`Screen._update_focus_styles`), and the footer follows the bindings."""
+    reactive: Reactive[Any] = vars(Screen)["focused"]
+    reactive._repaint = False

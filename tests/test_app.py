@@ -28,7 +28,7 @@ from screens.settings import SettingsScreen
 from screens.setup import HUMAN, SetupScreen
 from screens.table import TableScreen
 from screens.table_widgets import DecisionBar
-from screens.textual_compat import FooterKey
+from screens.textual_compat import FooterKey, on_each_frame
 from screens.too_small import TooSmallScreen
 
 SIZE = (80, 24)
@@ -714,3 +714,26 @@ async def test_a_thousand_focus_changes_and_screen_pushes_leave_the_live_objects
         grown = live() - before
         assert isinstance(app.screen, MenuScreen)
         assert grown < 2_000, f"{grown} more live objects after 1,000 focus changes and pushes"
+
+
+# --- what a focus change draws -----------------------------------------------------------
+
+
+async def test_a_focus_change_draws_a_partial_frame_not_the_whole_screen():
+    """Textual's screen repainted itself whole at every focus change (its `focused` is a
+    reactive that repaints): a Tab drew every widget on the screen again, in the lobby
+    most of a Tab's cost to the host, and the longest step of a session sending Tabs.
+    Now the frames after a Tab are partial: the widgets it changes, and the footer."""
+    app = CantinaApp(animation_speed=0, save_preferences=False)
+    frames: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        on_each_frame(app, lambda screen, update: frames.append(type(update).__name__))
+        moved = 0
+        for _ in range(6):
+            before = app.screen.focused
+            await pilot.press("tab")
+            await pilot.pause(0.05)
+            moved += app.screen.focused is not before
+        assert moved == 6 and frames, "the focus moved, and frames were drawn"
+        assert "LayoutUpdate" not in frames, f"whole frames: {frames}"

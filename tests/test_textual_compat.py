@@ -140,6 +140,11 @@ PIECES = [
     ),
     # issue 13 (h13c): a kept screen shown again is not restyled unless the CSS changed
     Piece("textual.app:App._css_update_count", instance=True),
+    # issue 13 (s24-a): a focus change repaints its widgets, not the whole screen
+    Piece("textual.screen:Screen.focused._repaint"),
+    Piece("textual.widget:Widget._on_focus", params=("self", "event")),  # what still repaints
+    Piece("textual.widget:Widget._on_blur", params=("self", "event")),
+    Piece("textual.screen:Screen._update_focus_styles", params=("self", "focused", "blurred")),
 ]
 
 INSTANCES: dict[str, Callable[[type], Any]] = {

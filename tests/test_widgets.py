@@ -10,14 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Region
-from textual.widgets import Static
+from textual.widgets import Input, OptionList, Static
 
 from screens.dice import ChanceCube, Die, FaceDie, SixDie, TwelveDie
 from screens.drawing import component_style
-from screens.footer import TableKey
+from screens.footer import CantinaFooter, KeptKey
 from screens.status import Credits, HealthPips, Slate
+from screens.textual_compat import FooterKey
 
 STYLES = Path(__file__).resolve().parent.parent / "styles" / "widgets.tcss"
 
@@ -475,7 +477,7 @@ def test_gallery_snapshot(snap_compare):
 
 class KeysApp(App[None]):
     def compose(self) -> ComposeResult:
-        yield TableKey("n", "n", "Next", "next")
+        yield KeptKey("n", "n", "Next", "next")
 
 
 async def test_a_kept_drawing_removed_but_still_in_the_last_frame_draws_blank():
@@ -484,9 +486,79 @@ async def test_a_kept_drawing_removed_but_still_in_the_last_frame_draws_blank():
     styles by then, and drawing it raised KeyError ('footer-key--key') and closed the app."""
     app = KeysApp()
     async with app.run_test(size=(20, 3)) as pilot:
-        key = app.query_one(TableKey)
+        key = app.query_one(KeptKey)
         assert "Next" in "".join(s.text for s in key.render_lines(Region(0, 0, 20, 1))[0])
         await key.remove()
         await pilot.pause()
         (row,) = key.render_lines(Region(0, 0, 20, 1))
         assert row.text.strip() == ""
+
+
+# --- the footer: a focus move that takes keys away and gives them back ---------------------
+
+
+class FieldAndList(App[None]):
+    """The lobby's shape: a list, a text field (which takes the letter keys while it has
+    the focus), letter bindings shown in the footer."""
+
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("c", "noted('c')", "Campaign"),
+        Binding("w", "noted('w')", "Watch"),
+        Binding("m", "noted('m')", "Play alone"),
+    ]
+
+    def action_noted(self, key: str) -> None:
+        self.notify(key)
+
+    def compose(self) -> ComposeResult:
+        yield OptionList("one", "two", id="list")
+        yield Input(id="field")
+        yield CantinaFooter()
+
+
+def letter_keys(app: App[None]) -> dict[str, bool]:
+    """The footer's letter keys, and whether each is lit."""
+    footer = app.screen.query_one(CantinaFooter)
+    return {key.key: not key.has_class("-disabled") for key in footer.query(FooterKey)}
+
+
+async def test_a_tab_dims_the_keys_a_field_takes_in_the_frame_that_moves_the_focus():
+    """The keys are dimmed (and lit again) as the focus moves, not after the next frame
+    as Textual's footer does: a Tab drew a frame for the focus and another for the
+    footer."""
+    app = FieldAndList()
+    async with app.run_test(size=(60, 8)) as pilot:
+        await pilot.pause(0.1)
+        keys = list(app.screen.query(FooterKey))
+        assert letter_keys(app) == {"c": True, "w": True, "m": True}
+        app.screen.focus_next()  # to the field: nothing drawn in between
+        assert isinstance(app.focused, Input)
+        assert letter_keys(app) == {"c": False, "w": False, "m": False}
+        app.screen.focus_next()  # back to the list
+        assert letter_keys(app) == {"c": True, "w": True, "m": True}
+        await pilot.pause(0.1)
+        assert list(app.screen.query(FooterKey)) == keys, "the same keys, dimmed in place"
+
+
+async def test_a_footer_key_dimmed_and_lit_again_is_not_drawn_anew():
+    """Each of the footer's keys keeps its lit and dimmed drawings: in the lobby every Tab
+    dims or lights five keys, and drawing one anew cost more than a die."""
+    app = FieldAndList()
+    async with app.run_test(size=(60, 8)) as pilot:
+        await pilot.pause(0.1)
+        drawn: list[str] = []
+        for key in app.screen.query(FooterKey):
+            key.render = functools.partial(
+                lambda key, render: drawn.append(key.key) or render(), key, key.render
+            )
+        for _ in range(2):  # each key drawn dimmed, and lit again
+            await pilot.press("tab")
+            await pilot.pause(0.1)
+        assert letter_keys(app) == {"c": True, "w": True, "m": True}
+        drawn.clear()
+        for _ in range(6):
+            await pilot.press("tab")
+            await pilot.pause(0.1)
+        assert letter_keys(app) == {"c": True, "w": True, "m": True}
+        assert drawn == [], "shown from the drawings kept"

@@ -31,7 +31,12 @@ from cantina.games import GAMES
 from cantina.pace import TUMBLE_SECONDS, Pace
 from screens.menu import MenuScreen
 from screens.stylesheets import stylesheets
-from screens.textual_compat import OneLineCrash, is_exiting, start_with_theme
+from screens.textual_compat import (
+    OneLineCrash,
+    focus_moves_repaint_their_widgets,
+    is_exiting,
+    start_with_theme,
+)
 from screens.too_small import TooSmallScreen
 
 if TYPE_CHECKING:  # the rules core loads with the first table, not with the menu
@@ -90,6 +95,7 @@ class CantinaApp(OneLineCrash, App[None]):
         resume: Path | None = None,
     ) -> None:
         super().__init__()
+        focus_moves_repaint_their_widgets()  # a Tab drew a whole frame (see its notes)
         self.save_dir = save_dir
         """Where campaigns are saved (None: CANTINA_SAVE_DIR, else the user data folder)."""
         self.resume = resume

@@ -31,7 +31,7 @@ threads.
 The share (`Bucket`): a token bucket of seconds of work, refilled at `rate` seconds per
 second up to `burst`. Each session has one, and so has each client address, which all
 its sessions draw on too: eight sessions from one address get one address's share, not
-eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab tens).
+eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab about 15).
 
 Who goes first (`WorkBudget.wait`): a session that has worked much more than another
 lately (`recent`, a decaying sum) makes way while that one is at work on a key, in debt
