@@ -226,7 +226,7 @@ async def attacker(letter: str, workers: Workers, target: int, phase: float) -> 
         return await workers.connect(target, key, name, address, size)
 
     bench_ssh.connect_as = pinned  # the attacks' own reconnects: to the same worker
-    ready = next(n for name, n in bench_ssh.ATTACKS.items() if name[0] == letter)
+    ready = next(n for name, n in bench_ssh.ATTACKS.items() if name.startswith(f"{letter}."))
     links = [
         await workers.connect(target, key, f"attacker{i}", bench_ssh.ATTACKER) for i in range(ready)
     ]

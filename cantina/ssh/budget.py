@@ -158,7 +158,8 @@ moment after their link dropped, nor two friends behind one router (each of thos
 logins, held as many, took 1.2-1.6 s while eight others typed, against 60-110 ms)."""
 TYPING = 2.0
 """Seconds since a session was last given input within which it counts as typing (a
-player a key a second, or slower, between keys), for `STEP_PAUSE`."""
+player a key a second, or slower, between keys), for `STEP_PAUSE`. Its start-up is not
+typing: the players behind one address paused for every newcomer's login."""
 
 Clock = Callable[[], float]
 
