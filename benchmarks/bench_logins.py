@@ -17,14 +17,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import asyncssh
-from bench_ssh import ABUSE_HOST, HONEST, connect_as, free_port, honest_typist, pct
+from bench_ssh import connect_as, free_port, honest_crowd, honest_typist, pct, start_abuse_host
 
 
 async def login(port: int, key: asyncssh.SSHKey, name: str, address: str, into: list[float]):
@@ -37,22 +35,10 @@ async def login(port: int, key: asyncssh.SSHKey, name: str, address: str, into: 
 async def run(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         port = free_port()
-        host = subprocess.Popen(
-            [sys.executable, "-c", ABUSE_HOST, str(port), str(Path(folder) / "host_key")],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        host = start_abuse_host(port, Path(folder) / "host_key")
         try:
-            assert host.stdout is not None
-            while "fingerprint" not in host.stdout.readline():
-                pass
-            await asyncio.sleep(0.5)
             key = asyncssh.generate_private_key("ssh-ed25519")
-            honest = [await connect_as(port, key, f"honest{i}", HONEST) for i in range(8)]
-            for _, _, chan in honest:
-                chan.write(b"j")  # to the join-code field
-            await asyncio.sleep(2)
+            honest = await honest_crowd(port, key)
             echoes: list[float] = []
             typing = asyncio.gather(
                 *(honest_typist(s, c, 8 + rounds * 10, echoes) for s, _, c in honest)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,16 +36,8 @@ async def timed(screen: bench_ssh.Screen, chan, key: bytes, words: bytes) -> flo
 async def main(pause: float, cycles: int) -> None:
     port = bench_ssh.free_port()
     key_path = Path(tempfile.mkdtemp()) / "host_key"
-    host = subprocess.Popen(
-        [sys.executable, "-c", bench_ssh.ABUSE_HOST, str(port), str(key_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    host = bench_ssh.start_abuse_host(port, key_path)
     try:
-        assert host.stdout is not None
-        while "fingerprint" not in host.stdout.readline():
-            pass
         key = asyncssh.generate_private_key("ssh-ed25519")
         screen, conn, chan = await bench_ssh.connect_as(port, key, "mover", bench_ssh.HONEST)
         await asyncio.sleep(1)

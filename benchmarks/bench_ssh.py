@@ -69,6 +69,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 import ssh_playing
@@ -551,24 +552,36 @@ async def abuse(phase: float, key_path: Path, which: str) -> None:
         await abuse_logged(phase, key_path, log, which)
 
 
-async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
-    port = free_port()
+def start_abuse_host(port: int, key_path: Path, log: Any = subprocess.DEVNULL) -> subprocess.Popen:
+    """`ABUSE_HOST` on `port`, in a process of its own, once it listens."""
     host = subprocess.Popen(
         [sys.executable, "-c", ABUSE_HOST, str(port), str(key_path)],
         stdout=subprocess.PIPE,
         stderr=log,
         text=True,
     )
+    assert host.stdout is not None
+    while "fingerprint" not in host.stdout.readline():
+        pass
+    return host
+
+
+async def honest_crowd(port: int, key: asyncssh.SSHKey) -> list[tuple[Screen, Any, Any]]:
+    """The 8 honest players, from one address, each in the lobby's join-code field."""
+    await asyncio.sleep(0.5)
+    honest = [await connect_as(port, key, f"honest{i}", HONEST) for i in range(8)]
+    for _, _, chan in honest:
+        chan.write(b"j")  # to the join-code field (a focus change: not timed)
+    await asyncio.sleep(2)
+    return honest
+
+
+async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
+    port = free_port()
+    host = start_abuse_host(port, key_path, log)
     try:
-        assert host.stdout is not None
-        while "fingerprint" not in host.stdout.readline():
-            pass
-        await asyncio.sleep(0.5)
         key = asyncssh.generate_private_key("ssh-ed25519")
-        honest = [await connect_as(port, key, f"honest{i}", HONEST) for i in range(8)]
-        for _, _, chan in honest:
-            chan.write(b"j")  # to the join-code field (a focus change: not timed)
-        await asyncio.sleep(2)
+        honest = await honest_crowd(port, key)
         print(
             f"{'phase':<22} {'keys':>5} {'median':>8} {'p95':>8} {'max':>8} {'p95/base':>9} "
             f"{'goal':>5} {'log':>5}  notes",

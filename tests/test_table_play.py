@@ -128,14 +128,7 @@ async def test_a_table_is_styled_once_as_it_opens_and_looks_as_restyled():
     each table opened); it looks as a restyled one does, after its result too and after a
     new theme chosen meanwhile."""
     app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
-    restyled: list[object] = []
-    plain = app.update_styles
-
-    def update_styles(node, animate: bool = True) -> None:
-        restyled.append(node)
-        plain(node, animate)
-
-    app.update_styles = update_styles  # type: ignore[method-assign]
+    restyled = restyles(app)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TableScreen))
         table = app.screen
@@ -163,14 +156,7 @@ async def test_a_games_result_is_styled_once_as_it_opens_and_looks_as_restyled()
     restyled whole as Textual's push_screen asks (some 11 ms of a host's loop a game), and
     looks as a restyled one does, after a new theme too."""
     app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
-    restyled: list[object] = []
-    plain = app.update_styles
-
-    def update_styles(node, animate: bool = True) -> None:
-        restyled.append(node)
-        plain(node, animate)
-
-    app.update_styles = update_styles  # type: ignore[method-assign]
+    restyled = restyles(app)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TableScreen))
         await to_the_result(pilot, app)
@@ -182,6 +168,19 @@ async def test_a_games_result_is_styled_once_as_it_opens_and_looks_as_restyled()
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await pilot.pause()
         await looks_as_restyled(pilot, result)
+
+
+def restyles(app: CantinaApp) -> list[object]:
+    """The nodes `app` restyles whole from now on, as it does them."""
+    restyled: list[object] = []
+    plain = app.update_styles
+
+    def update_styles(node, animate: bool = True) -> None:
+        restyled.append(node)
+        plain(node, animate)
+
+    app.update_styles = update_styles  # type: ignore[method-assign]
+    return restyled
 
 
 async def looks_as_restyled(pilot, table: Screen) -> None:
