@@ -677,11 +677,14 @@ def run_tournament(args: argparse.Namespace) -> int:
     return status
 
 
-def check_seat_count(info: GameInfo, seats: int) -> None:
+def check_seat_count(info: GameInfo, seats: int, named: str = "") -> None:
+    """`named` is the `--seats` text, quoted in the refusal: `--seats 4` names one seat
+    called '4', and a player who meant four seats needs to be told how seats are given."""
     low, high = info.seats
     if not low <= seats <= high:
         many = f"exactly {low}" if low == high else f"{low} to {high}"
-        fail(f"{info.title} is for {many} seats, not {seats}")
+        how = f" (--seats {shown(named)}: name each seat, comma-separated)" if named else ""
+        fail(f"{info.title} is for {many} seats, not {seats}{how}")
 
 
 def seat_words(text: str, info: GameInfo) -> list[str]:
@@ -692,7 +695,7 @@ def seat_words(text: str, info: GameInfo) -> list[str]:
     for number, word in enumerate(words, start=1):
         if not word:
             fail(f"--seats {shown(text)}: seat {number} of {len(words)} has no name")
-    check_seat_count(info, len(words))
+    check_seat_count(info, len(words), text)
     return words
 
 

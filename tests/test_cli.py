@@ -320,6 +320,7 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("play", "vigo", "--seats", "you,,Bold"), "seat 2 of 3 has no name"),
     (("play", "vigo", "--seats", "you,Wookiee"), "no temperament 'Wookiee'"),
     (("play", "victim", "--seats", "you,Expert"), "exactly 3 seats, not 2"),
+    (("play", "vigo", "--seats", "99"), "not 1 (--seats '99': name each seat, comma-separated)"),
     (("play", "vigo", "--seed", "-1"), "--seed must be 0 to"),
     (("play", "vigo", "--stake-limit", "0"), "--stake-limit must be 1 to 100, not 0"),
     (("play", "vigo", "--variants", "bribes"), "unknown variant 'bribes'"),
