@@ -329,7 +329,7 @@ class TableScreen(UsesApp, Screen[None]):
             else:
                 self.pop_until_active()
         self.log_widget.clear()
-        self.log_widget.write(self.seed_line())
+        self.log_widget.write(self.opening_line())
         self.clear_board()
 
     def tell(self, events: Sequence[Event], *, animate: bool) -> None:
@@ -473,8 +473,19 @@ class TableScreen(UsesApp, Screen[None]):
                 parts.append(f"{setting.title} {value}")
         return " · ".join(parts)
 
+    def opening_line(self) -> str:
+        """The story's first line: the seed, but not at a shared table. The seed deals every
+        roll to come, this game's and the next ones' (the dice go on from game to game),
+        and the AI's choices: a player who had it could play ahead at home and know them."""
+        if self.shared:
+            return "The dice's seed stays the table's secret: it would tell the rolls to come."
+        return self.seed_line()
+
     def seed_line(self) -> str:
-        """The seed this game's dice came from, so a good game can be played again."""
+        """The seed this game's dice came from, so a good game can be played again (none
+        at a shared table: `opening_line`)."""
+        if self.shared:
+            return ""
         seed = self.table.setup.seed  # a campaign's next round has a seed of its own
         if self.table.campaign or self.dealer.replay is not None:  # a campaign's round
             return f"Seed {seed} (this {self.unit}'s own, from the campaign's seed)."

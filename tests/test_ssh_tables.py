@@ -241,6 +241,43 @@ async def test_players_start_the_next_game_once_and_a_spectator_never(keys: Keys
         await asyncio.wait_for(host.close(), 10)
 
 
+async def test_a_shared_tables_dice_seed_is_told_to_no_one(keys: Keys):
+    """The seed deals every roll to come, this game's and the next ones', and the AI's
+    choices: a player who had it could play ahead at home and know them. At a Victim!
+    table played to its end neither player's screen, result included, nor a spectator's
+    says it; each story opens with a word on why."""
+    host = await start_host(keys)
+    host.options.open = True
+    alice = await OpenSSH.start(keys.player, host.port, "-tt", user="alice")
+    bob = await OpenSSH.start(keys.partner, host.port, "-tt", user="bob")
+    carol = await OpenSSH.start(keys.stranger, host.port, "-tt", user="carol")
+    everyone = {"alice": alice, "bob": bob, "carol": carol}
+    try:
+        code = await set_a_shared_table(alice, bob, key="i", title="Victim!")
+        table = host.lobby.tables[code]
+        await until(lambda: table.live is not None, "the table to start")
+        await carol.expect(code)
+        watching = carol.mark()
+        carol.send("w")
+        await carol.expect("Watching table", since=watching)
+        await answer(host, table, {"alice": alice, "bob": bob}, lambda: False)
+        await wait_for_results(host, table, list(everyone))
+        seed = str(table.live.setup.seed)
+        for name, client in everyone.items():
+            told = plain(bytes(client.output))
+            assert not re.search(rf"\b{seed}\b", told), f"{name} was told the seed"
+            screen = table_screen(host, name)
+            assert (
+                screen is not None and "seed stays the table's secret" in screen.log_widget.lines[0]
+            )
+            result = session_of(host, name).app.screen
+            assert isinstance(result, ResultScreen) and not result.query("#result-seed")
+    finally:
+        for client in everyone.values():
+            client.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
 async def test_a_play_on_just_behind_another_is_not_refused(keys: Keys):
     """At the end of a round, alice's `n` is handled a moment before bob's (his dialog
     still open, the new game not yet looked at by his table screen): one next game, bob
