@@ -366,10 +366,17 @@ async def session(
 ) -> tuple[asyncssh.SSHClientConnection, Terminal]:
     """A player's terminal: a PTY on a shell, through an asyncssh client."""
     conn, _ = await connect(keys, port, user)
-    _, terminal = await conn.create_session(
+    _, terminal = await terminal_on(conn)
+    return conn, terminal
+
+
+async def terminal_on(
+    conn: asyncssh.SSHClientConnection,
+) -> tuple[asyncssh.SSHClientChannel[bytes], Terminal]:
+    """A new session on `conn`, with a PTY, read through a `Terminal`."""
+    return await conn.create_session(
         Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
     )
-    return conn, terminal
 
 
 async def test_sessions_from_one_address_are_counted_over_both_workers(
@@ -571,6 +578,23 @@ class StopsParent(asyncssh.SSHClient):
         return [key]
 
 
+async def login_stopping_the_parent(
+    keys: Keys, port: int, parent: int
+) -> asyncssh.SSHClientConnection:
+    """'early' logged in through `StopsParent`: the parent is stopped (SIGSTOP) as the
+    login begins; sending it SIGCONT is the caller's."""
+    conn, _ = await asyncssh.create_connection(
+        lambda: StopsParent(parent, keys.player),
+        "127.0.0.1",
+        port,
+        username="early",
+        client_keys=[],  # (any of this user's own first) then StopsParent's
+        known_hosts=None,
+        agent_path=None,
+    )
+    return conn
+
+
 async def test_a_session_opened_before_its_login_was_counted_waits_and_then_lasts(
     keys: Keys,
     workers: Workers,
@@ -581,18 +605,8 @@ async def test_a_session_opened_before_its_login_was_counted_waits_and_then_last
     port = port_of(workers)
     parent = workers.process.pid
     try:
-        conn, _ = await asyncssh.create_connection(
-            lambda: StopsParent(parent, keys.player),
-            "127.0.0.1",
-            port,
-            username="early",
-            client_keys=[],  # (any of this user's own first) then StopsParent's
-            known_hosts=None,
-            agent_path=None,
-        )
-        _, terminal = await conn.create_session(
-            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-        )
+        conn = await login_stopping_the_parent(keys, port, parent)
+        _, terminal = await terminal_on(conn)
         await asyncio.sleep(0.5)
         assert "shared tables" not in plain(bytes(terminal.output)), "it waits for the answer"
     finally:
@@ -645,25 +659,13 @@ async def test_a_parent_that_does_not_answer_lets_the_player_in_uncounted_with_o
     parent = workers.process.pid
     conn = None
     try:
-        conn, _ = await asyncssh.create_connection(
-            lambda: StopsParent(parent, keys.player),
-            "127.0.0.1",
-            port,
-            username="early",
-            client_keys=[],
-            known_hosts=None,
-            agent_path=None,
-        )
-        _, terminal = await conn.create_session(
-            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-        )
+        conn = await login_stopping_the_parent(keys, port, parent)
+        _, terminal = await terminal_on(conn)
         await terminal.expect("shared tables", timeout=30)  # the parent still stopped
         assert alive(parent)
         state = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[0]
         assert state == "T", "the parent was stopped all along"
-        _, second = await conn.create_session(
-            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-        )
+        _, second = await terminal_on(conn)
         await second.expect("shared tables", timeout=30)
     finally:
         os.kill(parent, signal.SIGCONT)
@@ -707,9 +709,7 @@ async def test_the_rate_of_new_sessions_from_one_address_holds_over_both_workers
         assert took["p0"] != took["p1"], took  # one connection on each worker
 
         async def start(conn: asyncssh.SSHClientConnection) -> tuple[bool, bytes]:
-            chan, terminal = await conn.create_session(
-                Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-            )
+            chan, terminal = await terminal_on(conn)
             shown = asyncio.create_task(terminal.expect("shared tables", timeout=60))
             ended = asyncio.create_task(terminal.closed.wait())
             await asyncio.wait([shown, ended], return_when=asyncio.FIRST_COMPLETED)
@@ -785,22 +785,12 @@ async def test_a_session_let_in_uncounted_and_refused_late_does_not_free_another
     parent = host.process.pid
     links = []
     try:
-        conn, _ = await asyncssh.create_connection(
-            lambda: StopsParent(parent, keys.player),
-            "127.0.0.1",
-            port,
-            username="early",
-            client_keys=[],
-            known_hosts=None,
-            agent_path=None,
-        )
+        conn = await login_stopping_the_parent(keys, port, parent)
         links.append(conn)
         terminals = []
         try:
             for _ in range(2):
-                chan, terminal = await conn.create_session(
-                    Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-                )
+                chan, terminal = await terminal_on(conn)
                 await terminal.expect("shared tables", timeout=30)
                 terminals.append((chan, terminal))
         finally:
