@@ -17,7 +17,8 @@ seed and its decisions. Who is connected stays in the host. With a Redis store t
 is shared by every host using it (`cantina.lobby.hosts`).
 
 The lobby coordinates: who is here is `presence`, the codes `codes` and `code_pool`, the
-chat `rooms`, the store's away and back `notices`, the other hosts `hosts`.
+chat `rooms`, the store's away and back `notices`, each table's dealer `dealers`, the
+other hosts `hosts`. It owns each of them and tells them what they need; none calls it.
 """
 
 from __future__ import annotations
@@ -27,33 +28,23 @@ import hmac
 import logging
 import os
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING
 
 from cantina.ai.temperament import temperament
-from cantina.campaign.errors import explain
 from cantina.chat import ChatRoom
-from cantina.dealer import Dealer, Pace, apply_entry
+from cantina.dealer import Dealer, Pace
 from cantina.games.table import IllegalAction
-from cantina.live import LiveTable
 from cantina.lobby.code_pool import CodePool
 from cantina.lobby.codes import REJOIN_TRIES, WrongCodes, draw_code, new_rejoin_code
+from cantina.lobby.dealers import Dealers
 from cantina.lobby.hosts import ManyHosts
 from cantina.lobby.notices import StoreNotices
-from cantina.lobby.presence import ON_THE_WAY, Presence
+from cantina.lobby.presence import Presence
 from cantina.lobby.rooms import ChatRooms
-from cantina.lobby.table import (
-    MAX_TABLES,
-    Player,
-    SharedTable,
-    campaign_table,
-    record_of,
-    seat_people,
-    seated_of,
-)
+from cantina.lobby.table import MAX_TABLES, Player, SharedTable, record_of
 from cantina.seating import TableSetup
-from cantina.store.memory import InProcessStore, Journal, TableStore
-from cantina.store.records import StoredTable, decode_setup, new_id
+from cantina.store.memory import InProcessStore, TableStore
+from cantina.store.records import new_id
 from cantina.store.redis_store import RedisStore
 
 if TYPE_CHECKING:
@@ -67,7 +58,7 @@ EMPTY_AFTER = 60.0
 """Seconds a started table nobody follows (no player, no spectator) stays open."""
 
 
-class Lobby(ManyHosts):
+class Lobby:
     """Every shared table of this host, by join code, and who is connected."""
 
     def __init__(
@@ -104,10 +95,16 @@ class Lobby(ManyHosts):
         self.draw_code: Callable[[], str] = draw_code
         """Where new join codes come from (tests force clashes through it)."""
         self.pool = CodePool(self.tables, self.host_id, lambda: self.draw_code())  # as it is then
-        self._start_hosts()
-        if self.shared is not None:
-            self.shared.host = self.host_id
-            self.shared.on_taken(self._code_taken)
+        self.dealers = Dealers(self.store, self.rooms, pace=self.pace, away_grace=self.away_grace)
+        self.hosts = ManyHosts(
+            self.tables,
+            self.shared,
+            self.host_id,
+            presence=self.presence,
+            rooms=self.rooms,
+            pool=self.pool,
+            dealers=self.dealers,
+        )
 
     @property
     def chat(self) -> ChatRoom:
@@ -226,8 +223,8 @@ class Lobby(ManyHosts):
         self._sit(table, table.human_seats[0], creator)
         self.tables[table.code] = table
         self._keep(table, new=True)
-        self._claim(table, table.human_seats[0], "sit", creator)
-        self._wake_beat()
+        self.hosts.claim(table, table.human_seats[0], "sit", creator)
+        self.hosts.wake_beat()
         return table
 
     def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
@@ -253,7 +250,7 @@ class Lobby(ManyHosts):
         seat = table.free_seats[0]
         self._sit(table, seat, player)
         self._keep(table)
-        self._claim(table, seat, "sit", player)
+        self.hosts.claim(table, seat, "sit", player)
         return seat
 
     def watch(self, table: SharedTable, player: Player) -> None:
@@ -296,7 +293,7 @@ class Lobby(ManyHosts):
             raise ValueError("you sit at that table already, in another seat")
         table.seated[seat] = Player(player.identity, before.name)
         table.seated_here.add(player.identity)
-        self._claim(table, seat, "reseat", table.seated[seat], before=before.identity)
+        self.hosts.claim(table, seat, "reseat", table.seated[seat], before=before.identity)
         if table.dealer is not None:  # the old connection's screen acts for it no more
             table.dealer.owners[seat] = player.identity
         table.watchers.pop(player.identity, None)
@@ -315,7 +312,7 @@ class Lobby(ManyHosts):
             return
         del table.seated[seat]
         table.rejoin.pop(seat, None)
-        self._claim(table, seat, "leave", player)
+        self.hosts.claim(table, seat, "leave", player)
         if not table.seated or (
             table.campaign is not None and player.identity == table.creator.identity
         ):
@@ -332,23 +329,8 @@ class Lobby(ManyHosts):
         default the lobby's own). One person leaving does not hold tables for long."""
         wait = self.empty_after if empty_after is None else empty_after
         now = asyncio.get_running_loop().time()
-        for table in list(self.tables.values()):
-            if not self.presence.seen(table):
-                continue
-            if table.dealer is None:
-                if now < table.held_until:
-                    continue
-                if not any(
-                    self.presence.here(p.identity) or self.presence.there(table, p.identity)
-                    for p in table.seated.values()
-                ):
-                    self.close(table)
-            elif table.dealer.followed or self.presence.elsewhere.get(table.code):
-                table.empty_since = None
-            elif table.empty_since is None:
-                table.empty_since = now
-            elif now - table.empty_since >= wait:
-                self.close(table)
+        for table in self.presence.unheld(list(self.tables.values()), now, wait):
+            self.close(table)
 
     def start(self, table: SharedTable, by: Player) -> Dealer:
         """The creator starts: the people take their seats under their own names, and the
@@ -357,55 +339,28 @@ class Lobby(ManyHosts):
             raise ValueError("only the table's creator starts it")
         if table.dealer is not None:
             return table.dealer
-        if table.campaign is not None:
-            live = campaign_table(table)
-        else:
-            live = LiveTable(seat_people(table))
-        table.setup = live.setup
-        table.on_the_way_until = asyncio.get_running_loop().time() + ON_THE_WAY
-        kept = self.store.durable and table.campaign is None
-        dealer = table.dealer = Dealer(
-            live,
-            pace=self.pace,
-            grace=self.away_grace,
-            stand_in=table.stand_in,
-            journal=Journal(self.store, table.code) if kept else None,
-        )
-        dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
-        if kept and self.shared is not None:
+        dealer = self.dealers.starting(table)
+        if dealer.journal is not None and self.shared is not None:
             dealer.plays_ai = False  # until this host holds the table's lease (next beat)
-            self._share()
-            self._wake_beat()
+            self.hosts.share()
+            self.hosts.wake_beat()
         self._keep(table)
-        if table.campaign is not None:
-            table.campaign.on_error = lambda err: dealer.notice(
-                f"The campaign could not be saved ({explain(err)}); the next move tries again."
-            )
-            for seat in table.free_seats:  # nobody took it: the stand-in plays it
-                dealer.stand_in_for(seat)
         return dealer.start()
 
     def close(self, table: SharedTable, *, keep: bool = False) -> None:
         """Close a table here; the store forgets it too, unless `keep` (the host stops,
         and starts again with it)."""
         self.tables.pop(table.code, None)
-        self._lost.pop(table.code, None)
-        self._dealt_elsewhere.pop(table.code, None)
+        self.hosts.forget(table.code)
         if not keep and self.store.durable:
             self.store.drop(table.code)
-        if table.dealer is not None:
-            table.dealer.close()
-        if table.campaign is not None:  # saved after every move; let other cantinas at it
-            table.campaign.close()
-            table.campaign = None
+        table.end()
 
     def close_all(self) -> None:
         """The host stops: every table ends here, and one kept in a durable store stays
         there, for the host to take up again when it starts."""
         self.notices.stop()
-        for task in [*self._tasks, *self._claims, *self._catching]:
-            task.cancel()
-        self._tasks.clear()
+        self.hosts.stop()
         for table in list(self.tables.values()):
             self.close(table, keep=True)
 
@@ -424,65 +379,33 @@ class Lobby(ManyHosts):
         cannot be rebuilt is logged and left. The codes of the tables restored."""
         if not self.store.durable:
             return []
-        if self.shared is not None:
-            await self.shared.ping()
-            self._lobby_id = await self.shared.lobby_id()
-            await self.pool.reserve(self.shared)
+        await self.hosts.begin()
         held = asyncio.get_running_loop().time() + self.empty_after
         for stored in await self.store.load():
             try:
-                table = self._rebuilt(stored)
+                table = self.dealers.rebuilt(stored)
             except (ValueError, IllegalAction) as err:
                 log.warning(
                     "table %s cannot be rebuilt from the store: %s", stored.record.code, err
                 )
                 continue
+            self.hosts.adopt(table)
             table.held_until = held
             self.tables[table.code] = table
             if table.dealer is not None:
                 table.dealer.start()
-        self._share()
+        self.hosts.share()
         return list(self.tables)
-
-    def _rebuilt(self, stored: StoredTable) -> SharedTable:
-        record = stored.record
-        setup = decode_setup(record.setup)
-        creator = Player(record.creator.identity, record.creator.name)
-        table = SharedTable(record.code, setup, creator, record.stand_in)
-        table.chat = self.rooms.room(table)
-        table.seated = seated_of(record, setup)
-        table.rejoin = dict(record.rejoin)
-        if not record.started:
-            return table
-        live = LiveTable(setup)
-        for entry in stored.entries:
-            apply_entry(live, entry)
-        journal = Journal(self.store, record.code, len(stored.entries))
-        dealer = table.dealer = Dealer(
-            live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in, journal=journal
-        )
-        dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
-        dealer.caught_up()
-        if self.shared is not None:
-            dealer.plays_ai = False  # until this host holds the table's lease
-            dealer.on_follow = partial(self._screen_came, record.code)
-        return table
 
     # --- codes -----------------------------------------------------------------------------
 
     def _new_code(self) -> str:
         """A join code no open table has: with a shared lobby this host follows (since
         `restore`), one it holds in the store (ValueError when it holds none just now)."""
-        if self.shared is not None and self._tasks:
-            code = self.pool.take()
-            self._wake_beat()  # draw the next one
-            if code is not None:
-                return code
-            raise ValueError("no table code is free just now (is Redis away?); try again")
-        while True:
-            code = self.draw_code()
-            if code not in self.tables:
-                return code
+        held = self.shared is not None and self.hosts.following
+        if held:
+            self.hosts.wake_beat()  # draw the next one
+        return self.pool.new_code(held=held)
 
     def _new_rejoin_code(self) -> str:
         return new_rejoin_code(

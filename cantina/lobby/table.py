@@ -78,7 +78,7 @@ class SharedTable:
     seated_here: set[str] = field(default_factory=set)
     """Who took a seat at the table through this host (set it, joined, or rejoined), by
     identity: with many hosts, this host reads the log of a table its own people sit at
-    (`Lobby._worth_following`)."""
+    (`ManyHosts._worth_following`)."""
 
     @property
     def live(self) -> LiveTable | None:
@@ -95,6 +95,15 @@ class SharedTable:
     @property
     def started(self) -> bool:
         return self.dealer is not None
+
+    def end(self) -> None:
+        """The table closes here: its dealer stops, and its campaign (saved after every
+        move) is let go, for other cantinas to take up."""
+        if self.dealer is not None:
+            self.dealer.close()
+        if self.campaign is not None:
+            self.campaign.close()
+            self.campaign = None
 
     def seat_of(self, identity: str) -> int | None:
         for seat, player in self.seated.items():
