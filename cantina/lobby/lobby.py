@@ -17,14 +17,14 @@ seed and its decisions. Who is connected stays in the host. With a Redis store t
 is shared by every host using it (`cantina.lobby.hosts`).
 
 The lobby coordinates: who is here is `presence`, the codes `codes` and `code_pool`, the
-chat `rooms`, the store's away and back `notices`, each table's dealer `dealers`, the
-other hosts `hosts`. It owns each of them and tells them what they need; none calls it.
+chat `rooms`, the store's away and back `notices`, who sits where `seats`, each table's
+dealer `dealers`, the other hosts `hosts`. It owns each of them and tells them what they
+need; none calls it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import os
 from collections.abc import Callable
@@ -35,13 +35,14 @@ from cantina.chat import ChatRoom
 from cantina.dealer import Dealer, Pace
 from cantina.games.table import IllegalAction
 from cantina.lobby.code_pool import CodePool
-from cantina.lobby.codes import REJOIN_TRIES, WrongCodes, draw_code, new_rejoin_code
+from cantina.lobby.codes import REJOIN_TRIES, WrongCodes, draw_code
 from cantina.lobby.dealers import Dealers
 from cantina.lobby.hosts import ManyHosts
 from cantina.lobby.notices import StoreNotices
 from cantina.lobby.presence import Presence
 from cantina.lobby.rooms import ChatRooms
-from cantina.lobby.table import MAX_TABLES, Player, SharedTable, record_of
+from cantina.lobby.seats import Seats
+from cantina.lobby.table import MAX_TABLES, Player, SharedTable, keep_table
 from cantina.seating import TableSetup
 from cantina.store.memory import InProcessStore, TableStore
 from cantina.store.records import new_id
@@ -105,6 +106,7 @@ class Lobby:
             pool=self.pool,
             dealers=self.dealers,
         )
+        self.seats = Seats(self.tables, self.store, self.hosts, self.wrong)
 
     @property
     def chat(self) -> ChatRoom:
@@ -220,38 +222,19 @@ class Lobby:
         for other in self.tables_of(creator.identity):  # one unstarted table per creator
             if not other.started:
                 self.close(other)
-        self._sit(table, table.human_seats[0], creator)
+        self.seats.sit(table, table.human_seats[0], creator)
         self.tables[table.code] = table
-        self._keep(table, new=True)
+        keep_table(self.store, table, new=True)
         self.hosts.claim(table, table.human_seats[0], "sit", creator)
         self.hosts.wake_beat()
         return table
-
-    def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
-        """Seat `player`; a guest's seat gets its rejoin code."""
-        table.seated[seat] = player
-        table.seated_here.add(player.identity)
-        table.watchers.pop(player.identity, None)
-        if player.guest:
-            table.rejoin[seat] = self._new_rejoin_code()
 
     def find(self, code: str) -> SharedTable | None:
         return self.tables.get(code.strip().upper())
 
     def join(self, table: SharedTable, player: Player) -> int:
         """Sit `player` at a free human seat (or their own); the seat's number."""
-        seat = table.seat_of(player.identity)
-        if seat is not None:
-            return seat
-        if table.started:
-            raise ValueError("that table is already playing; you may watch it")
-        if not table.free_seats:
-            raise ValueError("that table has no free seat; you may watch it")
-        seat = table.free_seats[0]
-        self._sit(table, seat, player)
-        self._keep(table)
-        self.hosts.claim(table, seat, "sit", player)
-        return seat
+        return self.seats.join(table, player)
 
     def watch(self, table: SharedTable, player: Player) -> None:
         """A screen of `player` watches the table before its start (`unwatch` when it
@@ -271,56 +254,17 @@ class Lobby:
         return table.rejoin.get(seat) if seat is not None else None
 
     def rejoin(self, player: Player, code: str) -> SharedTable:
-        """Put `player` (a new connection) in the seat whose rejoin code this is: the
-        seat is theirs from now on, under the name it had, and the code stays the seat's
-        for the next drop. ValueError for a wrong code; after `rejoin_tries` wrong ones
-        (or REJOIN_TRIES_PER_ADDRESS from their address lately), for every code: nobody
-        guesses at others' seats."""
-        now = asyncio.get_running_loop().time()
-        self.wrong.check(player.identity, player.address, now)
-        wanted = code.strip().upper().encode()
-        for table in self.tables.values():
-            for seat, known in table.rejoin.items():
-                if hmac.compare_digest(known.encode(), wanted):
-                    return self._reseat(table, seat, player)
-        raise self.wrong.wrong(player.identity, player.address, now)
-
-    def _reseat(self, table: SharedTable, seat: int, player: Player) -> SharedTable:
-        before = table.seated[seat]
-        if before.identity == player.identity:
-            return table
-        if table.seat_of(player.identity) is not None:
-            raise ValueError("you sit at that table already, in another seat")
-        table.seated[seat] = Player(player.identity, before.name)
-        table.seated_here.add(player.identity)
-        self.hosts.claim(table, seat, "reseat", table.seated[seat], before=before.identity)
-        if table.dealer is not None:  # the old connection's screen acts for it no more
-            table.dealer.owners[seat] = player.identity
-        table.watchers.pop(player.identity, None)
-        table.absent.pop(seat, None)
-        if table.creator.identity == before.identity:
-            table.creator = table.seated[seat]
-        self._keep(table)
-        return table
+        """Put `player` (a new connection) in the seat whose rejoin code this is
+        (`Seats.rejoin`: ValueError for a wrong code, and for every code after too many)."""
+        return self.seats.rejoin(player, code)
 
     def leave_unstarted(self, table: SharedTable, player: Player) -> None:
         """Free this player's seat at a table not yet started; the table closes when the
         last person leaves it, and passes to the next seated person when its creator
         leaves (someone must be able to start it)."""
         seat = table.seat_of(player.identity)
-        if seat is None or table.started:
-            return
-        del table.seated[seat]
-        table.rejoin.pop(seat, None)
-        self.hosts.claim(table, seat, "leave", player)
-        if not table.seated or (
-            table.campaign is not None and player.identity == table.creator.identity
-        ):
-            self.close(table)  # a campaign is its owner's: nobody else may start it
-        else:
-            if table.creator.identity == player.identity:
-                table.creator = table.seated[min(table.seated)]
-            self._keep(table)
+        if seat is not None and not table.started and self.seats.leave(table, player, seat):
+            self.close(table)
 
     def sweep(self, empty_after: float | None = None) -> None:
         """Close the tables nobody holds (the host looks every second): one not started
@@ -344,7 +288,7 @@ class Lobby:
             dealer.plays_ai = False  # until this host holds the table's lease (next beat)
             self.hosts.share()
             self.hosts.wake_beat()
-        self._keep(table)
+        keep_table(self.store, table)
         return dealer.start()
 
     def close(self, table: SharedTable, *, keep: bool = False) -> None:
@@ -365,12 +309,6 @@ class Lobby:
             self.close(table, keep=True)
 
     # --- the store -------------------------------------------------------------------------
-
-    def _keep(self, table: SharedTable, *, new: bool = False) -> None:
-        """Keep the table's setup and seats in a durable store (a campaign's table is
-        kept by its own save, after every decision, and not here)."""
-        if self.store.durable and table.campaign is None:
-            self.store.save(record_of(table), new=new)
 
     async def restore(self) -> list[str]:
         """Read back the open tables of a durable store, each started one rebuilt from
@@ -406,8 +344,3 @@ class Lobby:
         if held:
             self.hosts.wake_beat()  # draw the next one
         return self.pool.new_code(held=held)
-
-    def _new_rejoin_code(self) -> str:
-        return new_rejoin_code(
-            {code for table in self.tables.values() for code in table.rejoin.values()}
-        )

@@ -12,6 +12,7 @@ from cantina.chat import ChatRoom
 from cantina.dealer import Dealer, Place
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
+from cantina.store.memory import TableStore
 from cantina.store.records import SeatedRecord, TableRecord, encode_setup
 
 if TYPE_CHECKING:
@@ -175,6 +176,13 @@ def record_of(table: SharedTable) -> TableRecord:
         rejoin=dict(table.rejoin),
         started=table.started,
     )
+
+
+def keep_table(store: TableStore, table: SharedTable, *, new: bool = False) -> None:
+    """Keep the table's setup and seats in a durable store (a campaign's table is kept
+    by its own save, after every decision, and not here)."""
+    if store.durable and table.campaign is None:
+        store.save(record_of(table), new=new)
 
 
 def campaign_table(table: SharedTable) -> LiveTable:
