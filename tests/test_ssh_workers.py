@@ -146,6 +146,15 @@ def port_of(host: Workers) -> int:
     return int(found.group(1))
 
 
+async def openssh_gets_the_lobby(keys: Keys, port: int) -> None:
+    """A real OpenSSH client gets the lobby, whichever worker it lands on."""
+    ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
+    try:
+        await ssh.expect("shared tables", timeout=30)
+    finally:
+        ssh.kill()
+
+
 async def test_connections_to_one_port_land_on_both_workers_with_one_host_key(
     keys: Keys, workers: Workers
 ):
@@ -168,13 +177,7 @@ async def test_connections_to_one_port_land_on_both_workers_with_one_host_key(
     finally:
         for conn, _ in links:
             conn.close()
-
-    # a real OpenSSH client gets the lobby, whichever worker it lands on
-    ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
-    try:
-        await ssh.expect("shared tables", timeout=30)
-    finally:
-        ssh.kill()
+    await openssh_gets_the_lobby(keys, port)
 
 
 async def test_each_login_goes_to_the_worker_with_fewer_connections(keys: Keys, workers: Workers):
@@ -253,11 +256,7 @@ async def test_a_worker_killed_with_minus_9_leaves_the_other_serving_and_is_star
     links = [await connect(keys, port, f"q{i}") for i in range(8)]
     for conn, _ in links:
         conn.close()
-    ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
-    try:
-        await ssh.expect("shared tables", timeout=30)
-    finally:
-        ssh.kill()
+    await openssh_gets_the_lobby(keys, port)
     assert alive(other)
     found = await workers.expect(r"worker \d \(pid (\d+)\) listening")
     new = int(found.group(1))
