@@ -13,13 +13,14 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 import redis
 from redis_server import needs_redis, redis_server  # noqa: F401
 
 from cantina.campaign.errors import explain
-from cantina.campaign.store import encode
+from cantina.campaign.store import OpenCampaign, encode
 from cantina.store.campaigns import RETRY, CampaignKeeper, RedisCampaigns
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -54,15 +55,35 @@ async def until(done: Callable[[], bool], timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
+class Autosaving(NamedTuple):
+    """A player's new campaign, open, whose autosave failures are collected."""
+
+    store: RedisCampaigns
+    path: Path
+    session: OpenCampaign
+    failures: list[OSError]
+
+
+def autosaving(keeper: CampaignKeeper, seed: int) -> Autosaving:
+    store = keeper.player("p1")
+    path = store.create(new_campaign("valdes", seed, 3))
+    session = store.open(path)
+    failures: list[OSError] = []
+    session.on_error = failures.append
+    return Autosaving(store, path, session, failures)
+
+
+async def saved_once(session: OpenCampaign) -> None:
+    """One decision made and its autosave landed."""
+    drive(session.campaign, 1, lambda *_: None)
+    await until(lambda: session.saves == 1)
+
+
 async def test_the_loop_serves_while_an_autosave_waits_on_a_paused_redis(
     redis_server,  # noqa: F811
     keeper: CampaignKeeper,
 ) -> None:
-    store = keeper.player("p1")
-    path = store.create(new_campaign("valdes", 7, 3))
-    session = store.open(path)
-    failures: list[OSError] = []
-    session.on_error = failures.append
+    store, path, session, failures = autosaving(keeper, 7)
     seen: list[int] = []
 
     async def serving() -> None:  # another session's work, on the same loop
@@ -95,13 +116,8 @@ async def test_an_autosave_that_fails_on_the_loop_is_told_and_made_good_later(
     redis_server,  # noqa: F811
     keeper: CampaignKeeper,
 ) -> None:
-    store = keeper.player("p1")
-    path = store.create(new_campaign("valdes", 4, 3))
-    session = store.open(path)
-    failures: list[OSError] = []
-    session.on_error = failures.append
-    drive(session.campaign, 1, lambda *_: None)
-    await until(lambda: session.saves == 1)
+    store, path, session, failures = autosaving(keeper, 4)
+    await saved_once(session)
     assert session.saves == 1 and not failures
     redis_server.stop()
     try:
@@ -135,13 +151,8 @@ async def test_autosaves_while_redis_is_stopped_are_merged_and_the_newest_is_kep
     keeper = CampaignKeeper.from_url(redis_server.url, lease_ms=60_000)  # no renewal here
     admin = redis.Redis.from_url(redis_server.url)
     try:
-        store = keeper.player("p1")
-        path = store.create(new_campaign("valdes", 7, 3))
-        session = store.open(path)
-        failures: list[OSError] = []
-        session.on_error = failures.append
-        drive(session.campaign, 1, lambda *_: None)
-        await until(lambda: session.saves == 1)
+        store, path, session, failures = autosaving(keeper, 7)
+        await saved_once(session)
         admin.config_resetstat()
         assert redis_server.process is not None
         os.kill(redis_server.process.pid, signal.SIGSTOP)
@@ -184,8 +195,7 @@ async def test_a_write_that_reaches_redis_after_a_newer_one_is_dropped(
         return write(keys=keys, args=args)
 
     keeper.write = recorded  # type: ignore[method-assign]
-    drive(session.campaign, 1, lambda *_: None)
-    await until(lambda: session.saves == 1)
+    await saved_once(session)
     older = encode(session.campaign)
     drive(session.campaign, 1, lambda *_: None)
     await until(lambda: session.saves == 2)
@@ -207,13 +217,8 @@ async def test_an_autosave_that_failed_lands_once_redis_is_back_with_no_other_de
     again quietly every RETRY seconds; Redis started again, the decision is written with
     no other decision made and nothing asked of the campaign (a player thinking over
     their next call, or a host killed before it, lost it until then)."""
-    store = keeper.player("p1")
-    path = store.create(new_campaign("valdes", 5, 3))
-    session = store.open(path)
-    failures: list[OSError] = []
-    session.on_error = failures.append
-    drive(session.campaign, 1, lambda *_: None)
-    await until(lambda: session.saves == 1)
+    store, path, session, failures = autosaving(keeper, 5)
+    await saved_once(session)
     redis_server.stop()
     try:
         drive(session.campaign, 1, lambda *_: None)

@@ -367,6 +367,8 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("serve", "--open", "--burst", "inf"), "--burst must be 0.01 to 10 seconds, not inf"),
     (("serve", "--authorized-keys", "{missing}"), "--authorized-keys {missing} is not there"),
     (("serve", "--open", "--host-key", "{saves}"), "--host-key {saves} is not a file"),
+    (("serve", "--open", "--host-key", "{missing}/key"), "the folder {missing} is not there"),
+    (("serve", "--open", "--host-key", "{file}/key"), "the folder {file} is not a folder"),
     (("serve", "--open", "--host", ""), "--host must not be empty"),
     (("serve", "--open", "--save-dir", "{file}"), "is not a folder"),
     (

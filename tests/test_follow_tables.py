@@ -118,7 +118,7 @@ async def test_a_screen_coming_to_a_table_its_host_did_not_read_catches_up_by_it
         there = b.tables[table.code].dealer
         assert there is not None
         assert there.journal.version < table.dealer.journal.version
-        reading = next(task for task in b._tasks if task.get_name() == "lobby-follow")
+        reading = next(task for task in b.hosts._tasks if task.get_name() == "lobby-follow")
         reading.cancel()
         await asyncio.gather(reading, return_exceptions=True)
 

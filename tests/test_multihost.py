@@ -214,7 +214,7 @@ async def test_the_ai_seats_go_on_on_another_host_when_the_lease_holder_stops(
         await until(lambda: kept.dealer.turn.kind in (ASKING, OVER))
         before = len(kept.live.moves)
         # the holder dies: no more beats, no more dealing, its lease left to lapse
-        for task in holder._tasks:
+        for task in holder.hosts._tasks:
             task.cancel()
         held.dealer.close()
         if kept.dealer.turn.kind == ASKING and kept.dealer.turn.seat == 0:
@@ -461,7 +461,7 @@ async def test_the_host_a_table_started_on_plays_its_ai_seats_not_another_beatin
         store.beat = slow_beat  # type: ignore[method-assign]
         a.start(table, ANA)
         await until(lambda: table.code in b.tables and b.tables[table.code].dealer is not None)
-        b._wake_beat()
+        b.hosts.wake_beat()
         await asyncio.sleep(1.2)  # b has beaten, and let the lease be
         assert await store.client.get(store.lease_key(table.code)) is None
         assert not b.tables[table.code].dealer.plays_ai

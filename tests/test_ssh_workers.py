@@ -146,6 +146,15 @@ def port_of(host: Workers) -> int:
     return int(found.group(1))
 
 
+async def openssh_gets_the_lobby(keys: Keys, port: int) -> None:
+    """A real OpenSSH client gets the lobby, whichever worker it lands on."""
+    ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
+    try:
+        await ssh.expect("shared tables", timeout=30)
+    finally:
+        ssh.kill()
+
+
 async def test_connections_to_one_port_land_on_both_workers_with_one_host_key(
     keys: Keys, workers: Workers
 ):
@@ -168,13 +177,7 @@ async def test_connections_to_one_port_land_on_both_workers_with_one_host_key(
     finally:
         for conn, _ in links:
             conn.close()
-
-    # a real OpenSSH client gets the lobby, whichever worker it lands on
-    ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
-    try:
-        await ssh.expect("shared tables", timeout=30)
-    finally:
-        ssh.kill()
+    await openssh_gets_the_lobby(keys, port)
 
 
 async def test_each_login_goes_to_the_worker_with_fewer_connections(keys: Keys, workers: Workers):
@@ -253,11 +256,7 @@ async def test_a_worker_killed_with_minus_9_leaves_the_other_serving_and_is_star
     links = [await connect(keys, port, f"q{i}") for i in range(8)]
     for conn, _ in links:
         conn.close()
-    ssh = await OpenSSH.start(keys.partner, port, "-tt", user="bob")
-    try:
-        await ssh.expect("shared tables", timeout=30)
-    finally:
-        ssh.kill()
+    await openssh_gets_the_lobby(keys, port)
     assert alive(other)
     found = await workers.expect(r"worker \d \(pid (\d+)\) listening")
     new = int(found.group(1))
@@ -366,10 +365,17 @@ async def session(
 ) -> tuple[asyncssh.SSHClientConnection, Terminal]:
     """A player's terminal: a PTY on a shell, through an asyncssh client."""
     conn, _ = await connect(keys, port, user)
-    _, terminal = await conn.create_session(
+    _, terminal = await terminal_on(conn)
+    return conn, terminal
+
+
+async def terminal_on(
+    conn: asyncssh.SSHClientConnection,
+) -> tuple[asyncssh.SSHClientChannel[bytes], Terminal]:
+    """A new session on `conn`, with a PTY, read through a `Terminal`."""
+    return await conn.create_session(
         Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
     )
-    return conn, terminal
 
 
 async def test_sessions_from_one_address_are_counted_over_both_workers(
@@ -571,6 +577,23 @@ class StopsParent(asyncssh.SSHClient):
         return [key]
 
 
+async def login_stopping_the_parent(
+    keys: Keys, port: int, parent: int
+) -> asyncssh.SSHClientConnection:
+    """'early' logged in through `StopsParent`: the parent is stopped (SIGSTOP) as the
+    login begins; sending it SIGCONT is the caller's."""
+    conn, _ = await asyncssh.create_connection(
+        lambda: StopsParent(parent, keys.player),
+        "127.0.0.1",
+        port,
+        username="early",
+        client_keys=[],  # (any of this user's own first) then StopsParent's
+        known_hosts=None,
+        agent_path=None,
+    )
+    return conn
+
+
 async def test_a_session_opened_before_its_login_was_counted_waits_and_then_lasts(
     keys: Keys,
     workers: Workers,
@@ -581,18 +604,8 @@ async def test_a_session_opened_before_its_login_was_counted_waits_and_then_last
     port = port_of(workers)
     parent = workers.process.pid
     try:
-        conn, _ = await asyncssh.create_connection(
-            lambda: StopsParent(parent, keys.player),
-            "127.0.0.1",
-            port,
-            username="early",
-            client_keys=[],  # (any of this user's own first) then StopsParent's
-            known_hosts=None,
-            agent_path=None,
-        )
-        _, terminal = await conn.create_session(
-            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-        )
+        conn = await login_stopping_the_parent(keys, port, parent)
+        _, terminal = await terminal_on(conn)
         await asyncio.sleep(0.5)
         assert "shared tables" not in plain(bytes(terminal.output)), "it waits for the answer"
     finally:
@@ -645,25 +658,13 @@ async def test_a_parent_that_does_not_answer_lets_the_player_in_uncounted_with_o
     parent = workers.process.pid
     conn = None
     try:
-        conn, _ = await asyncssh.create_connection(
-            lambda: StopsParent(parent, keys.player),
-            "127.0.0.1",
-            port,
-            username="early",
-            client_keys=[],
-            known_hosts=None,
-            agent_path=None,
-        )
-        _, terminal = await conn.create_session(
-            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-        )
+        conn = await login_stopping_the_parent(keys, port, parent)
+        _, terminal = await terminal_on(conn)
         await terminal.expect("shared tables", timeout=30)  # the parent still stopped
         assert alive(parent)
         state = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[0]
         assert state == "T", "the parent was stopped all along"
-        _, second = await conn.create_session(
-            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-        )
+        _, second = await terminal_on(conn)
         await second.expect("shared tables", timeout=30)
     finally:
         os.kill(parent, signal.SIGCONT)
@@ -707,9 +708,7 @@ async def test_the_rate_of_new_sessions_from_one_address_holds_over_both_workers
         assert took["p0"] != took["p1"], took  # one connection on each worker
 
         async def start(conn: asyncssh.SSHClientConnection) -> tuple[bool, bytes]:
-            chan, terminal = await conn.create_session(
-                Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-            )
+            chan, terminal = await terminal_on(conn)
             shown = asyncio.create_task(terminal.expect("shared tables", timeout=60))
             ended = asyncio.create_task(terminal.closed.wait())
             await asyncio.wait([shown, ended], return_when=asyncio.FIRST_COMPLETED)
@@ -785,22 +784,12 @@ async def test_a_session_let_in_uncounted_and_refused_late_does_not_free_another
     parent = host.process.pid
     links = []
     try:
-        conn, _ = await asyncssh.create_connection(
-            lambda: StopsParent(parent, keys.player),
-            "127.0.0.1",
-            port,
-            username="early",
-            client_keys=[],
-            known_hosts=None,
-            agent_path=None,
-        )
+        conn = await login_stopping_the_parent(keys, port, parent)
         links.append(conn)
         terminals = []
         try:
             for _ in range(2):
-                chan, terminal = await conn.create_session(
-                    Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
-                )
+                chan, terminal = await terminal_on(conn)
                 await terminal.expect("shared tables", timeout=30)
                 terminals.append((chan, terminal))
         finally:

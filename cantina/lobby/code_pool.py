@@ -72,3 +72,16 @@ class CodePool:
             if code not in self.tables:
                 return code
         return None
+
+    def new_code(self, *, held: bool) -> str:
+        """A join code no open table has: with `held` (a shared lobby, followed), one out
+        of the pool (ValueError when it holds none just now), else one drawn."""
+        if held:
+            code = self.take()
+            if code is not None:
+                return code
+            raise ValueError("no table code is free just now (is Redis away?); try again")
+        while True:
+            code = self.draw()
+            if code not in self.tables:
+                return code

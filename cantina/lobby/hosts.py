@@ -26,17 +26,15 @@ import asyncio
 import contextlib
 import logging
 from functools import partial
-from typing import TYPE_CHECKING
 
 from cantina.chat import ChatLine
-from cantina.dealer import Dealer, Pace, apply_entry
 from cantina.games.table import IllegalAction
-from cantina.live import LiveTable
 from cantina.lobby.code_pool import CodePool
+from cantina.lobby.dealers import Dealers
 from cantina.lobby.presence import BEAT, ON_THE_WAY, Presence
 from cantina.lobby.rooms import HOST_VOICE, ChatRooms
 from cantina.lobby.table import MAX_TABLES, Player, SharedTable, seated_of
-from cantina.store.memory import Journal, StoreAway, TableStore, stop_if_cancelled
+from cantina.store.memory import StoreAway, stop_if_cancelled
 from cantina.store.records import StoredTable, decode_setup
 from cantina.store.redis_store import RedisStore, Seating
 
@@ -64,30 +62,32 @@ other host says who follows it at its next beat."""
 
 
 class ManyHosts:
-    """The part of the `Lobby` that keeps it in step with the other hosts of a Redis
-    store: a mixin, as it shares the lobby's tables both ways (a seat claimed here reads
-    the table again; a table read again is rebuilt, or closed, by the lobby)."""
+    """Keeps a lobby's tables in step with the other hosts of a Redis store (with no
+    Redis, it does nothing). The `Lobby` owns it and tells it what changes here (a seat
+    claimed, a table started or closed); it shares the lobby's tables (the one dict) and
+    never calls the lobby: a table read from the store is made by `Dealers`, and one
+    gone from it is ended here (`_end`)."""
 
-    tables: dict[str, SharedTable]
-    store: TableStore
-    shared: RedisStore | None
-    pace: Pace
-    away_grace: float
-    host_id: str
-    presence: Presence
-    rooms: ChatRooms
-    pool: CodePool
-
-    if TYPE_CHECKING:
-
-        def close(self, table: SharedTable, *, keep: bool = False) -> None: ...
-
-        def _rebuilt(self, stored: StoredTable) -> SharedTable: ...
-
-    def _start_hosts(self) -> None:
-        """This part's own state, set once by the lobby."""
+    def __init__(
+        self,
+        tables: dict[str, SharedTable],
+        shared: RedisStore | None,
+        host_id: str,
+        *,
+        presence: Presence,
+        rooms: ChatRooms,
+        pool: CodePool,
+        dealers: Dealers,
+    ) -> None:
+        self.tables = tables
+        self.shared = shared
+        self.host_id = host_id
+        self.presence = presence
+        self.rooms = rooms
+        self.pool = pool
+        self.dealers = dealers
         self._tasks: list[asyncio.Task[None]] = []
-        """Following the lobby, beating and sending chat (`_share`), once begun."""
+        """Following the lobby, beating and sending chat (`share`), once begun."""
         self._claims: set[asyncio.Task[None]] = set()
         self._catching: set[asyncio.Task[None]] = set()
         """Catch-ups of tables a screen came to (`_screen_came`)."""
@@ -107,8 +107,49 @@ class ManyHosts:
         self._lost: dict[str, list[tuple[int, Player]]] = {}
         """Seats given here that Redis gave to someone else, by table: their people are
         told once this host has the table as Redis has it."""
+        if shared is not None:
+            shared.host = host_id
+            shared.on_taken(self._code_taken)
 
-    def _claim(
+    @property
+    def following(self) -> bool:
+        """Whether this host follows the shared lobby (since the lobby's `restore`)."""
+        return bool(self._tasks)
+
+    async def begin(self) -> None:
+        """Before the lobby reads its tables back: Redis answers (StoreAway, StoreRefused),
+        the lobby's changes are followed from here on, and this host holds codes."""
+        if self.shared is not None:
+            await self.shared.ping()
+            self._lobby_id = await self.shared.lobby_id()
+            await self.pool.reserve(self.shared)
+
+    def adopt(self, table: SharedTable) -> None:
+        """A table read back from the store: its AI waits until this host holds the
+        table's lease, and a screen coming to it catches it up (`_screen_came`)."""
+        if self.shared is not None and table.dealer is not None:
+            table.dealer.plays_ai = False
+            table.dealer.on_follow = partial(self._screen_came, table.code)
+
+    def forget(self, code: str) -> None:
+        """A table closed here: what this host knew of it goes (its code may come again)."""
+        self._lost.pop(code, None)
+        self._dealt_elsewhere.pop(code, None)
+
+    def stop(self) -> None:
+        """The host stops: it follows, beats and claims no more."""
+        for task in [*self._tasks, *self._claims, *self._catching]:
+            task.cancel()
+        self._tasks.clear()
+
+    def _end(self, table: SharedTable) -> None:
+        """Close a table here only: another host closed it, or its code is another's (what
+        Redis has under the code is not this host's to drop)."""
+        self.tables.pop(table.code, None)
+        self.forget(table.code)
+        table.end()
+
+    def claim(
         self, table: SharedTable, seat: int, mode: str, player: Player, before: str = ""
     ) -> None:
         """Claim (or free, or pass on) a seat in the shared store, for every host: if
@@ -153,7 +194,7 @@ class ManyHosts:
         if table is None or table.campaign is not None:
             return
         table.closed_why = CODE_TAKEN
-        self.close(table, keep=True)  # keep: what Redis has under the code is not ours
+        self._end(table)  # what Redis has under the code is not ours
         self._stale.add(code)
 
     def _seat_lost(self, table: SharedTable, seat: int, player: Player) -> None:
@@ -173,7 +214,7 @@ class ManyHosts:
             )
         )
 
-    def _share(self) -> None:
+    def share(self) -> None:
         """Follow the shared lobby and beat, from now on (a lobby on a Redis store)."""
         if self.shared is not None and not self._tasks:
             loop = asyncio.get_running_loop()
@@ -183,7 +224,8 @@ class ManyHosts:
                 loop.create_task(self.rooms.send(self.shared), name="lobby-chat"),
             ]
 
-    def _wake_beat(self) -> None:
+    def wake_beat(self) -> None:
+        """Beat at once: a table started, or a code taken from the pool."""
         self._beaten.set()
 
     def _worth_following(self) -> set[str]:
@@ -270,7 +312,7 @@ class ManyHosts:
         stored = await self.shared.table(code, entries=False)
         if stored is None:
             if table is not None:
-                self.close(table, keep=True)  # the store has forgotten it already
+                self._end(table)  # the store has forgotten it already
             return
         record = stored.record
         if table is None:
@@ -278,10 +320,11 @@ class ManyHosts:
                 return
             entries = await self.shared.entries(code) if record.started else []
             try:
-                table = self._rebuilt(StoredTable(record, entries))
+                table = self.dealers.rebuilt(StoredTable(record, entries))
             except (ValueError, IllegalAction) as err:
                 log.warning("table %s cannot be rebuilt from the store: %s", code, err)
                 return
+            self.adopt(table)
             if code in self.tables:  # made here meanwhile
                 return
             now = asyncio.get_running_loop().time()
@@ -305,17 +348,8 @@ class ManyHosts:
             entries = await self.shared.entries(code)
             if table.dealer is not None or self.tables.get(code) is not table:
                 return
-            live = LiveTable(table.setup)
-            journal = Journal(self.store, code)
-            dealer = Dealer(live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in)
-            dealer.journal = journal
-            dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
-            dealer.plays_ai = False
-            dealer.on_follow = partial(self._screen_came, code)
-            for entry in entries:  # begun a moment ago: shown from its start here
-                apply_entry(live, entry)
-                journal.version += 1
-            table.dealer = dealer
+            dealer = self.dealers.replayed(table, entries)  # shown from its start here
+            self.adopt(table)
             now = asyncio.get_running_loop().time()
             table.on_the_way_until = now + ON_THE_WAY
             self._dealt_elsewhere[code] = now

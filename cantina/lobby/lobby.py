@@ -17,43 +17,35 @@ seed and its decisions. Who is connected stays in the host. With a Redis store t
 is shared by every host using it (`cantina.lobby.hosts`).
 
 The lobby coordinates: who is here is `presence`, the codes `codes` and `code_pool`, the
-chat `rooms`, the store's away and back `notices`, the other hosts `hosts`.
+chat `rooms`, the store's away and back `notices`, who sits where `seats`, each table's
+dealer `dealers`, the other hosts `hosts`. It owns each of them and tells them what they
+need; none calls it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import os
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING
 
 from cantina.ai.temperament import temperament
-from cantina.campaign.errors import explain
 from cantina.chat import ChatRoom
-from cantina.dealer import Dealer, Pace, apply_entry
+from cantina.dealer import Dealer, Pace
 from cantina.games.table import IllegalAction
-from cantina.live import LiveTable
 from cantina.lobby.code_pool import CodePool
-from cantina.lobby.codes import REJOIN_TRIES, WrongCodes, draw_code, new_rejoin_code
+from cantina.lobby.codes import REJOIN_TRIES, WrongCodes, draw_code
+from cantina.lobby.dealers import Dealers
 from cantina.lobby.hosts import ManyHosts
 from cantina.lobby.notices import StoreNotices
-from cantina.lobby.presence import ON_THE_WAY, Presence
+from cantina.lobby.presence import Presence
 from cantina.lobby.rooms import ChatRooms
-from cantina.lobby.table import (
-    MAX_TABLES,
-    Player,
-    SharedTable,
-    campaign_table,
-    record_of,
-    seat_people,
-    seated_of,
-)
+from cantina.lobby.seats import Seats
+from cantina.lobby.table import MAX_TABLES, Player, SharedTable, keep_table
 from cantina.seating import TableSetup
-from cantina.store.memory import InProcessStore, Journal, TableStore
-from cantina.store.records import StoredTable, decode_setup, new_id
+from cantina.store.memory import InProcessStore, TableStore
+from cantina.store.records import new_id
 from cantina.store.redis_store import RedisStore
 
 if TYPE_CHECKING:
@@ -67,7 +59,7 @@ EMPTY_AFTER = 60.0
 """Seconds a started table nobody follows (no player, no spectator) stays open."""
 
 
-class Lobby(ManyHosts):
+class Lobby:
     """Every shared table of this host, by join code, and who is connected."""
 
     def __init__(
@@ -104,10 +96,17 @@ class Lobby(ManyHosts):
         self.draw_code: Callable[[], str] = draw_code
         """Where new join codes come from (tests force clashes through it)."""
         self.pool = CodePool(self.tables, self.host_id, lambda: self.draw_code())  # as it is then
-        self._start_hosts()
-        if self.shared is not None:
-            self.shared.host = self.host_id
-            self.shared.on_taken(self._code_taken)
+        self.dealers = Dealers(self.store, self.rooms, pace=self.pace, away_grace=self.away_grace)
+        self.hosts = ManyHosts(
+            self.tables,
+            self.shared,
+            self.host_id,
+            presence=self.presence,
+            rooms=self.rooms,
+            pool=self.pool,
+            dealers=self.dealers,
+        )
+        self.seats = Seats(self.tables, self.store, self.hosts, self.wrong)
 
     @property
     def chat(self) -> ChatRoom:
@@ -223,38 +222,19 @@ class Lobby(ManyHosts):
         for other in self.tables_of(creator.identity):  # one unstarted table per creator
             if not other.started:
                 self.close(other)
-        self._sit(table, table.human_seats[0], creator)
+        self.seats.sit(table, table.human_seats[0], creator)
         self.tables[table.code] = table
-        self._keep(table, new=True)
-        self._claim(table, table.human_seats[0], "sit", creator)
-        self._wake_beat()
+        keep_table(self.store, table, new=True)
+        self.hosts.claim(table, table.human_seats[0], "sit", creator)
+        self.hosts.wake_beat()
         return table
-
-    def _sit(self, table: SharedTable, seat: int, player: Player) -> None:
-        """Seat `player`; a guest's seat gets its rejoin code."""
-        table.seated[seat] = player
-        table.seated_here.add(player.identity)
-        table.watchers.pop(player.identity, None)
-        if player.guest:
-            table.rejoin[seat] = self._new_rejoin_code()
 
     def find(self, code: str) -> SharedTable | None:
         return self.tables.get(code.strip().upper())
 
     def join(self, table: SharedTable, player: Player) -> int:
         """Sit `player` at a free human seat (or their own); the seat's number."""
-        seat = table.seat_of(player.identity)
-        if seat is not None:
-            return seat
-        if table.started:
-            raise ValueError("that table is already playing; you may watch it")
-        if not table.free_seats:
-            raise ValueError("that table has no free seat; you may watch it")
-        seat = table.free_seats[0]
-        self._sit(table, seat, player)
-        self._keep(table)
-        self._claim(table, seat, "sit", player)
-        return seat
+        return self.seats.join(table, player)
 
     def watch(self, table: SharedTable, player: Player) -> None:
         """A screen of `player` watches the table before its start (`unwatch` when it
@@ -274,56 +254,17 @@ class Lobby(ManyHosts):
         return table.rejoin.get(seat) if seat is not None else None
 
     def rejoin(self, player: Player, code: str) -> SharedTable:
-        """Put `player` (a new connection) in the seat whose rejoin code this is: the
-        seat is theirs from now on, under the name it had, and the code stays the seat's
-        for the next drop. ValueError for a wrong code; after `rejoin_tries` wrong ones
-        (or REJOIN_TRIES_PER_ADDRESS from their address lately), for every code: nobody
-        guesses at others' seats."""
-        now = asyncio.get_running_loop().time()
-        self.wrong.check(player.identity, player.address, now)
-        wanted = code.strip().upper().encode()
-        for table in self.tables.values():
-            for seat, known in table.rejoin.items():
-                if hmac.compare_digest(known.encode(), wanted):
-                    return self._reseat(table, seat, player)
-        raise self.wrong.wrong(player.identity, player.address, now)
-
-    def _reseat(self, table: SharedTable, seat: int, player: Player) -> SharedTable:
-        before = table.seated[seat]
-        if before.identity == player.identity:
-            return table
-        if table.seat_of(player.identity) is not None:
-            raise ValueError("you sit at that table already, in another seat")
-        table.seated[seat] = Player(player.identity, before.name)
-        table.seated_here.add(player.identity)
-        self._claim(table, seat, "reseat", table.seated[seat], before=before.identity)
-        if table.dealer is not None:  # the old connection's screen acts for it no more
-            table.dealer.owners[seat] = player.identity
-        table.watchers.pop(player.identity, None)
-        table.absent.pop(seat, None)
-        if table.creator.identity == before.identity:
-            table.creator = table.seated[seat]
-        self._keep(table)
-        return table
+        """Put `player` (a new connection) in the seat whose rejoin code this is
+        (`Seats.rejoin`: ValueError for a wrong code, and for every code after too many)."""
+        return self.seats.rejoin(player, code)
 
     def leave_unstarted(self, table: SharedTable, player: Player) -> None:
         """Free this player's seat at a table not yet started; the table closes when the
         last person leaves it, and passes to the next seated person when its creator
         leaves (someone must be able to start it)."""
         seat = table.seat_of(player.identity)
-        if seat is None or table.started:
-            return
-        del table.seated[seat]
-        table.rejoin.pop(seat, None)
-        self._claim(table, seat, "leave", player)
-        if not table.seated or (
-            table.campaign is not None and player.identity == table.creator.identity
-        ):
-            self.close(table)  # a campaign is its owner's: nobody else may start it
-        else:
-            if table.creator.identity == player.identity:
-                table.creator = table.seated[min(table.seated)]
-            self._keep(table)
+        if seat is not None and not table.started and self.seats.leave(table, player, seat):
+            self.close(table)
 
     def sweep(self, empty_after: float | None = None) -> None:
         """Close the tables nobody holds (the host looks every second): one not started
@@ -332,23 +273,8 @@ class Lobby(ManyHosts):
         default the lobby's own). One person leaving does not hold tables for long."""
         wait = self.empty_after if empty_after is None else empty_after
         now = asyncio.get_running_loop().time()
-        for table in list(self.tables.values()):
-            if not self.presence.seen(table):
-                continue
-            if table.dealer is None:
-                if now < table.held_until:
-                    continue
-                if not any(
-                    self.presence.here(p.identity) or self.presence.there(table, p.identity)
-                    for p in table.seated.values()
-                ):
-                    self.close(table)
-            elif table.dealer.followed or self.presence.elsewhere.get(table.code):
-                table.empty_since = None
-            elif table.empty_since is None:
-                table.empty_since = now
-            elif now - table.empty_since >= wait:
-                self.close(table)
+        for table in self.presence.unheld(list(self.tables.values()), now, wait):
+            self.close(table)
 
     def start(self, table: SharedTable, by: Player) -> Dealer:
         """The creator starts: the people take their seats under their own names, and the
@@ -357,65 +283,32 @@ class Lobby(ManyHosts):
             raise ValueError("only the table's creator starts it")
         if table.dealer is not None:
             return table.dealer
-        if table.campaign is not None:
-            live = campaign_table(table)
-        else:
-            live = LiveTable(seat_people(table))
-        table.setup = live.setup
-        table.on_the_way_until = asyncio.get_running_loop().time() + ON_THE_WAY
-        kept = self.store.durable and table.campaign is None
-        dealer = table.dealer = Dealer(
-            live,
-            pace=self.pace,
-            grace=self.away_grace,
-            stand_in=table.stand_in,
-            journal=Journal(self.store, table.code) if kept else None,
-        )
-        dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
-        if kept and self.shared is not None:
+        dealer = self.dealers.starting(table)
+        if dealer.journal is not None and self.shared is not None:
             dealer.plays_ai = False  # until this host holds the table's lease (next beat)
-            self._share()
-            self._wake_beat()
-        self._keep(table)
-        if table.campaign is not None:
-            table.campaign.on_error = lambda err: dealer.notice(
-                f"The campaign could not be saved ({explain(err)}); the next move tries again."
-            )
-            for seat in table.free_seats:  # nobody took it: the stand-in plays it
-                dealer.stand_in_for(seat)
+            self.hosts.share()
+            self.hosts.wake_beat()
+        keep_table(self.store, table)
         return dealer.start()
 
     def close(self, table: SharedTable, *, keep: bool = False) -> None:
         """Close a table here; the store forgets it too, unless `keep` (the host stops,
         and starts again with it)."""
         self.tables.pop(table.code, None)
-        self._lost.pop(table.code, None)
-        self._dealt_elsewhere.pop(table.code, None)
+        self.hosts.forget(table.code)
         if not keep and self.store.durable:
             self.store.drop(table.code)
-        if table.dealer is not None:
-            table.dealer.close()
-        if table.campaign is not None:  # saved after every move; let other cantinas at it
-            table.campaign.close()
-            table.campaign = None
+        table.end()
 
     def close_all(self) -> None:
         """The host stops: every table ends here, and one kept in a durable store stays
         there, for the host to take up again when it starts."""
         self.notices.stop()
-        for task in [*self._tasks, *self._claims, *self._catching]:
-            task.cancel()
-        self._tasks.clear()
+        self.hosts.stop()
         for table in list(self.tables.values()):
             self.close(table, keep=True)
 
     # --- the store -------------------------------------------------------------------------
-
-    def _keep(self, table: SharedTable, *, new: bool = False) -> None:
-        """Keep the table's setup and seats in a durable store (a campaign's table is
-        kept by its own save, after every decision, and not here)."""
-        if self.store.durable and table.campaign is None:
-            self.store.save(record_of(table), new=new)
 
     async def restore(self) -> list[str]:
         """Read back the open tables of a durable store, each started one rebuilt from
@@ -424,67 +317,30 @@ class Lobby(ManyHosts):
         cannot be rebuilt is logged and left. The codes of the tables restored."""
         if not self.store.durable:
             return []
-        if self.shared is not None:
-            await self.shared.ping()
-            self._lobby_id = await self.shared.lobby_id()
-            await self.pool.reserve(self.shared)
+        await self.hosts.begin()
         held = asyncio.get_running_loop().time() + self.empty_after
         for stored in await self.store.load():
             try:
-                table = self._rebuilt(stored)
+                table = self.dealers.rebuilt(stored)
             except (ValueError, IllegalAction) as err:
                 log.warning(
                     "table %s cannot be rebuilt from the store: %s", stored.record.code, err
                 )
                 continue
+            self.hosts.adopt(table)
             table.held_until = held
             self.tables[table.code] = table
             if table.dealer is not None:
                 table.dealer.start()
-        self._share()
+        self.hosts.share()
         return list(self.tables)
-
-    def _rebuilt(self, stored: StoredTable) -> SharedTable:
-        record = stored.record
-        setup = decode_setup(record.setup)
-        creator = Player(record.creator.identity, record.creator.name)
-        table = SharedTable(record.code, setup, creator, record.stand_in)
-        table.chat = self.rooms.room(table)
-        table.seated = seated_of(record, setup)
-        table.rejoin = dict(record.rejoin)
-        if not record.started:
-            return table
-        live = LiveTable(setup)
-        for entry in stored.entries:
-            apply_entry(live, entry)
-        journal = Journal(self.store, record.code, len(stored.entries))
-        dealer = table.dealer = Dealer(
-            live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in, journal=journal
-        )
-        dealer.owners = {seat: player.identity for seat, player in table.seated.items()}
-        dealer.caught_up()
-        if self.shared is not None:
-            dealer.plays_ai = False  # until this host holds the table's lease
-            dealer.on_follow = partial(self._screen_came, record.code)
-        return table
 
     # --- codes -----------------------------------------------------------------------------
 
     def _new_code(self) -> str:
         """A join code no open table has: with a shared lobby this host follows (since
         `restore`), one it holds in the store (ValueError when it holds none just now)."""
-        if self.shared is not None and self._tasks:
-            code = self.pool.take()
-            self._wake_beat()  # draw the next one
-            if code is not None:
-                return code
-            raise ValueError("no table code is free just now (is Redis away?); try again")
-        while True:
-            code = self.draw_code()
-            if code not in self.tables:
-                return code
-
-    def _new_rejoin_code(self) -> str:
-        return new_rejoin_code(
-            {code for table in self.tables.values() for code in table.rejoin.values()}
-        )
+        held = self.shared is not None and self.hosts.following
+        if held:
+            self.hosts.wake_beat()  # draw the next one
+        return self.pool.new_code(held=held)

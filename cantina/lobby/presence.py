@@ -141,3 +141,30 @@ class Presence:
             looks = table.absent[seat] = table.absent.get(seat, 0) + 1
             if looks >= AWAY_AFTER_LOOKS:
                 dealer.set_away(seat, now)
+
+    def unheld(
+        self, tables: list[SharedTable], now: float, empty_after: float
+    ) -> list[SharedTable]:
+        """The tables nobody holds, to close: one not started whose seated players have
+        all left (every host), at once; one started that no screen has followed (no
+        player at it, no spectator, from any host) for `empty_after` seconds. A table is
+        held while this host does not yet know who follows it (`seen`)."""
+        unheld = []
+        for table in tables:
+            if not self.seen(table):
+                continue
+            if table.dealer is None:
+                if now < table.held_until:
+                    continue
+                if not any(
+                    self.here(p.identity) or self.there(table, p.identity)
+                    for p in table.seated.values()
+                ):
+                    unheld.append(table)
+            elif table.dealer.followed or self.elsewhere.get(table.code):
+                table.empty_since = None
+            elif table.empty_since is None:
+                table.empty_since = now
+            elif now - table.empty_since >= empty_after:
+                unheld.append(table)
+        return unheld

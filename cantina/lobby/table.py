@@ -12,6 +12,7 @@ from cantina.chat import ChatRoom
 from cantina.dealer import Dealer, Place
 from cantina.live import LiveTable
 from cantina.seating import Seat, TableSetup, clean_name
+from cantina.store.memory import TableStore
 from cantina.store.records import SeatedRecord, TableRecord, encode_setup
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class SharedTable:
     seated_here: set[str] = field(default_factory=set)
     """Who took a seat at the table through this host (set it, joined, or rejoined), by
     identity: with many hosts, this host reads the log of a table its own people sit at
-    (`Lobby._worth_following`)."""
+    (`ManyHosts._worth_following`)."""
 
     @property
     def live(self) -> LiveTable | None:
@@ -95,6 +96,15 @@ class SharedTable:
     @property
     def started(self) -> bool:
         return self.dealer is not None
+
+    def end(self) -> None:
+        """The table closes here: its dealer stops, and its campaign (saved after every
+        move) is let go, for other cantinas to take up."""
+        if self.dealer is not None:
+            self.dealer.close()
+        if self.campaign is not None:
+            self.campaign.close()
+            self.campaign = None
 
     def seat_of(self, identity: str) -> int | None:
         for seat, player in self.seated.items():
@@ -166,6 +176,13 @@ def record_of(table: SharedTable) -> TableRecord:
         rejoin=dict(table.rejoin),
         started=table.started,
     )
+
+
+def keep_table(store: TableStore, table: SharedTable, *, new: bool = False) -> None:
+    """Keep the table's setup and seats in a durable store (a campaign's table is kept
+    by its own save, after every decision, and not here)."""
+    if store.durable and table.campaign is None:
+        store.save(record_of(table), new=new)
 
 
 def campaign_table(table: SharedTable) -> LiveTable:

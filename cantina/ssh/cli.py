@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from pathlib import Path
 
 from cantina.ssh.limits import Limits, Startups
 from cantina.ssh.serve import serve
@@ -54,7 +55,10 @@ def serve_command(args: argparse.Namespace) -> int:
         )
         return 2
     for flag, path in (("--authorized-keys", args.authorized_keys), ("--host-key", args.host_key)):
-        if path is None or (flag == "--host-key" and not path.exists()):
+        if path is None:
+            continue
+        if flag == "--host-key" and not path.exists():
+            refuse_new_key_folder(path)
             continue  # a host key that is not there yet is made
         if not path.is_file():
             what = "is not a file" if path.exists() else "is not there"
@@ -62,3 +66,16 @@ def serve_command(args: argparse.Namespace) -> int:
     if workers > 1:
         return serve_workers(host_options(args), workers)
     return serve(host_options(args))
+
+
+def refuse_new_key_folder(path: Path) -> None:
+    """A new host key named by `--host-key` is made only in a folder that is there, as
+    `ssh-keygen -f` does: a mistyped folder would otherwise be made, quietly, around a
+    new key, and returning players be shown a host they do not know."""
+    folder = path.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "is not there"
+        raise SystemExit(
+            f"cantina: --host-key {path}: the folder {folder} {what}; make it first,"
+            " or name a key in a folder that is"
+        )
