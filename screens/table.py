@@ -389,7 +389,8 @@ class TableScreen(UsesApp, Screen[None]):
                 self._since_asked = True
                 temperament = self.table.ai.temperaments[turn.seat]
                 who = temperament.name if temperament is not None else "AI"
-                self._idle(Content.assemble((name, "bold"), f" ({who}) is thinking…"))
+                named = "" if who == name else f" ({who})"  # "Bold (Bold)" says it twice
+                self._idle(Content.assemble((name, "bold"), f"{named} is thinking…"))
         elif turn.kind == SHOWING:
             if self.awaiting_human:  # a person here has just chosen
                 self._idle(Content(""))

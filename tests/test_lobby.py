@@ -46,6 +46,16 @@ async def test_codes_seats_and_the_creators_start():
     lobby.close_all()
 
 
+async def test_an_ai_seat_is_labelled_by_its_temperament_once():
+    """An AI seat named after its temperament is "Bold (AI)", not "Bold (AI, Bold)"; one
+    given a name of its own keeps the temperament beside it."""
+    seats = (Seat("Player 1"), Seat("Bold", "Bold"), Seat("Rex", "Expert"))
+    lobby = Lobby(pace=INSTANT)
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=3), seats, 7), ALICE)
+    assert [table.seat_label(seat) for seat in (1, 2)] == ["Bold (AI)", "Rex (AI, Expert)"]
+    lobby.close_all()
+
+
 async def test_a_full_table_and_a_table_for_no_one():
     lobby = Lobby()
     table = lobby.create(setup(humans=1, ais=2), ALICE)

@@ -440,3 +440,23 @@ async def test_who_is_here_stays_one_line_at_80_columns():
     assert len(line) <= 78
     assert names_line(["alice", "bob"]) == "alice, bob"
     assert names_line(["x" * 60, "bob"]) == "x" * 60 + " and 1 more", "one name at least"
+
+
+async def test_an_ai_seat_thinking_is_named_once_or_with_its_temperament():
+    """ "Bold is thinking…" for a seat named after its temperament ("Bold (Bold)" said it
+    twice); a seat with a name of its own keeps its temperament beside it."""
+    app = app_at("victim", VictimSettings(), "you,Bold,Cautious:Rex", 3, pace=0.2)
+    seen: set[str] = set()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(3000):
+            await pilot.pause(0.01)
+            screen = app.screen
+            if isinstance(screen, TableScreen):
+                prompt = str(screen.query_one("#prompt").render())
+                if "is thinking" in prompt:
+                    seen.add(prompt.strip())
+                if screen.awaiting_human:
+                    await pilot.press("1")
+            if {"Bold is thinking…", "Rex (Cautious) is thinking…"} <= seen:
+                break
+    assert {"Bold is thinking…", "Rex (Cautious) is thinking…"} <= seen, seen

@@ -132,8 +132,9 @@ class SharedTable:
     def seat_label(self, seat: int) -> str:
         """Who is at a seat, for the lobby and the waiting room."""
         spec = self.setup.seats[seat]
-        if not spec.human:
-            return f"{spec.name} (AI, {spec.temperament})"
+        if not spec.human:  # an AI seat goes by its temperament's name unless given one
+            same = spec.name == spec.temperament
+            return f"{spec.name} (AI)" if same else f"{spec.name} (AI, {spec.temperament})"
         player = self.seated.get(seat)
         if player is None:
             return "(free seat)"
