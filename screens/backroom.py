@@ -505,11 +505,15 @@ class WaitingScreen(HostedScreen):
         if self.watching:
             return Content(f"You are watching ({free}); when it starts, you follow it.")
         if self.table.creator.identity == self.player.identity:
+            if not missing:
+                return Content("Everyone is here: press s to start.")
             return Content(
                 f"Press s to start when everyone is here ({free}); the stand-in AI takes"
                 " any free seat."
             )
-        return Content(f"Waiting for the table's creator to start ({free}).")
+        return Content.assemble(
+            "Waiting for ", (self.table.creator.name, "bold"), f" to start the table ({free})."
+        )
 
     def follow(self) -> None:
         if self.gone:  # the pop below takes effect later: never leave twice

@@ -317,8 +317,9 @@ async def set_a_shared_table(
     joiner.send("j")  # to the join-code field
     await asyncio.sleep(0.5)  # keys typed ahead would reach the list, before the focus moves
     joiner.send(code.lower() + "\r")
-    await joiner.expect("Waiting for the table's creator")
+    await joiner.expect("to start the table (no seat free)")  # "Waiting for (creator) …"
     await creator.expect("bob", since=mark)  # the creator sees who sat down
+    await creator.expect("Everyone is here: press s to start.", since=mark)
     creator.send("s")
     return code
 
@@ -1008,7 +1009,7 @@ async def test_a_campaign_at_a_shared_table_saves_every_move(keys, tmp_path):
         chan_b.write(b"j")
         await asyncio.sleep(0.5)
         chan_b.write(code.encode() + b"\r")
-        await screen_b.expect("Waiting for the table's creator")
+        await screen_b.expect("Waiting for ann to start the table")
         chan_a.write(b"s")
         table = host.lobby.tables[code]
         for _ in range(100):
