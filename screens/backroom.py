@@ -7,7 +7,7 @@ strangers' SSH clients, so they are shown as `Content`, never parsed as markup.
 
 from __future__ import annotations
 
-import os
+import secrets
 from typing import Any, cast
 
 import msgspec
@@ -422,8 +422,10 @@ class HostSetupScreen(SetupScreen):
             widget.display = False  # the field and its label
 
     def table(self) -> TableSetup:
-        seed = int.from_bytes(os.urandom(4), "big")
-        return msgspec.structs.replace(super().table(), seed=seed)
+        """A seed of 63 bits, from the system's secrets: the few rolls of a game's start
+        pick out one seed of 2^32 (a local table's) in a night of trying them all, and then
+        every roll to come; of 2^63, never."""
+        return msgspec.structs.replace(super().table(), seed=secrets.randbits(63))
 
     def action_start(self) -> None:
         app = cast("HostedServices", self.app)
