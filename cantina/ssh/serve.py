@@ -22,6 +22,7 @@ from cantina.ssh.keys import (
 from cantina.ssh.server import Host, HostOptions
 from cantina.store.memory import StoreAway
 from cantina.store.redis_store import StoreRefused
+from screens.textual_compat import strips_kept_out_of_cycles
 
 
 def tune_collector() -> None:
@@ -37,8 +38,12 @@ def tune_collector() -> None:
 
 
 def warm_up() -> None:
-    """Import what every session needs once, before the first player waits for it."""
+    """Import what every session needs once, before the first player waits for it; and
+    keep the lines each session draws out of the collector's way (see
+    `strips_kept_out_of_cycles`)."""
     from cantina.ssh import app  # noqa: F401
+
+    strips_kept_out_of_cycles()
 
 
 async def run_host(
