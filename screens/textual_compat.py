@@ -711,6 +711,6 @@ def strips_kept_out_of_cycles() -> None:
     it draws, and a line no other widget cuts held itself through its divide cache, so
     it and its segments outlived the frame until the collector found them. Measured at
     24 sessions playing in one host (benchmarks/bench_ssh.py --playing): nearly all the
-    young generation's garbage, a young collection every 0.5 s. Idempotent; the SSH host
-    turns it on."""
+    young generation's garbage, a young collection every 0.5 s. Idempotent; each SSH
+    session's app turns it on."""
     Strip.divide = _divide  # type: ignore[method-assign]

@@ -22,7 +22,6 @@ from cantina.ssh.keys import (
 from cantina.ssh.server import Host, HostOptions
 from cantina.store.memory import StoreAway
 from cantina.store.redis_store import StoreRefused
-from screens.textual_compat import strips_kept_out_of_cycles
 
 
 def tune_collector() -> None:
@@ -32,10 +31,10 @@ def tune_collector() -> None:
     with 64 sessions typing (benchmarks/bench_ssh.py), Python's defaults paused for up to
     370 ms (full collections over every session's objects), and fewer, larger young
     collections (20000, 20, 50) for up to 290 ms. With 24 sessions playing (--playing, 40 s,
-    once a frame's lines were no cyclic garbage: `strips_kept_out_of_cycles`), (5000, 4,
-    100) paused 18 times, p50 17 ms, at most 62 ms; (2000, 4, 250) 61 times, p50 5 ms, at
-    most 35 ms. A full collection still waits for as many objects kept as before
-    (2000 x 4 x 250 = 5000 x 4 x 100)."""
+    a frame's lines no longer cyclic garbage: textual_compat.strips_kept_out_of_cycles),
+    (5000, 4, 100) paused 18 times, p50 17 ms, at most 62 ms; (2000, 4, 250) 61 times,
+    p50 5 ms, at most 35 ms. A full collection still waits for as many objects kept as
+    before (2000 x 4 x 250 = 5000 x 4 x 100)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
@@ -46,12 +45,8 @@ COLLECTOR_THRESHOLDS = (2000, 4, 250)
 
 
 def warm_up() -> None:
-    """Import what every session needs once, before the first player waits for it; and
-    keep the lines each session draws out of the collector's way (see
-    `strips_kept_out_of_cycles`)."""
+    """Import what every session needs once, before the first player waits for it."""
     from cantina.ssh import app  # noqa: F401
-
-    strips_kept_out_of_cycles()
 
 
 async def run_host(
