@@ -231,6 +231,8 @@ COPIES = {
     "textual.widgets._select:Select.compose": ("df807fa1156e717d", "select_parts"),
     "screens.textual_compat:TEXTUAL_RENDER_PARTIAL_UPDATE": ("342f61fb3b24dffe", "draw_dirty_rows"),
     "screens.textual_compat:TEXTUAL_RENDER_CHOPS": ("08dba28b936cc6c0", "dirty_chops"),
+    # issue 15 (s25-c): a strip divided whole is no cyclic garbage
+    "screens.textual_compat:TEXTUAL_STRIP_DIVIDE": ("43e331eea3920b97", "_divide"),
 }
 """Textual code the compat module copies, with a digest of the original's source."""
 

@@ -26,6 +26,7 @@ from screens.textual_compat import (
     frame_due,
     keep_process_streams,
     lazy_strip_caches,
+    strips_kept_out_of_cycles,
     timers_on_the_beat,
 )
 
@@ -118,6 +119,8 @@ class HostedApp(CantinaApp):
         keep_process_streams(self)
         # Strips make their caches when first used: most of a session's never are.
         lazy_strip_caches()
+        # And a line drawn whole is no cyclic garbage: the collector pauses every session.
+        strips_kept_out_of_cycles()
         # Parse each stylesheet once for the host, not once per session (see styles.py).
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
         self.up = False

@@ -24,6 +24,11 @@ A decision is appended by one Lua script, which checks the table's version, adds
 and bumps the version at once: a host applying a decision to a version no longer current
 is refused. A call that cannot reach Redis raises `StoreAway`; the store says so to its
 listeners, and again when a call gets through.
+
+Every script is sent by its digest (EVALSHA), loaded as the host starts and again, all of
+them at once, when Redis says it lacks one (it was started again without them): not as
+redis-py runs a pipeline's scripts, which asks Redis first whether it has them (SCRIPT
+EXISTS), a round trip more at every beat.
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import AuthenticationError, RedisError, ResponseError
+from redis.commands.core import AsyncScript
+from redis.exceptions import AuthenticationError, NoScriptError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -189,6 +195,9 @@ return live
 """Say that each (who, name) of ARGV[2..] follows the table of presence hash KEYS[1] for
 ARGV[1] ms more; who follows it now, as a flat who, name list. Every expiry is set and
 read on Redis's clock (TIME), so hosts whose clocks disagree still agree on who is here."""
+
+ScriptCall = tuple[AsyncScript, list[str], list[Any]]
+"""A script to run, with its keys and arguments."""
 
 RESERVE_MS = 60_000
 """How long a drawn code stays a host's unless renewed (each beat, or the table's
@@ -375,10 +384,7 @@ class RedisStore:
         loaded at once too, so no decision pays the round trip of loading one."""
         try:
             await self.client.ping()
-            async with self.client.pipeline(transaction=False) as pipe:
-                for script in self._scripts:
-                    pipe.script_load(script.script)
-                await pipe.execute()
+            await self._load_scripts()
         except AuthenticationError as err:
             if "HELLO must be called" in str(err):  # no password given (RESP3's words)
                 why = "it wants a password: redis://:PASSWORD@HOST:PORT/DB"
@@ -390,6 +396,39 @@ class RedisStore:
         except AWAY_ERRORS as err:
             self._status(False)
             raise StoreAway(str(err) or type(err).__name__) from None
+
+    async def _load_scripts(self) -> None:
+        """Load every script in one round trip (RedisError as it comes)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for script in self._scripts:
+                pipe.script_load(script.script)
+            await pipe.execute()
+
+    async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+        """Run one script by its digest (StoreAway); if Redis lacks it, every script is
+        loaded and it is sent again (Redis ran nothing of it)."""
+        try:
+            return await self._call(self.client.evalsha(script.sha, len(keys), *keys, *args))
+        except NoScriptError:
+            await self._call(self._load_scripts())
+            return await self._call(self.client.evalsha(script.sha, len(keys), *keys, *args))
+
+    async def _run_all(self, calls: list[ScriptCall]) -> list[Any]:
+        """Run scripts in one round trip, by their digests, their answers in order
+        (StoreAway). If Redis lacks one, every script is loaded and they are all sent
+        again: only for scripts that may run twice (HERE, LEASE, RESERVE)."""
+        try:
+            return await self._pipelined(calls)
+        except NoScriptError:
+            await self._call(self._load_scripts())
+            return await self._pipelined(calls)
+
+    async def _pipelined(self, calls: list[ScriptCall]) -> list[Any]:
+        async with self.client.pipeline(transaction=False) as pipe:
+            for script, keys, args in calls:
+                pipe.evalsha(script.sha, len(keys), *keys, *args)
+            answers: list[Any] = await self._call(pipe.execute())
+        return answers
 
     # --- tables ----------------------------------------------------------------------------
 
@@ -518,7 +557,7 @@ class RedisStore:
                     await self._call(pipe.execute())
             else:
                 keys, args = self._keep_call(record)
-                answer: Any = await self._call(self._keep(keys=keys, args=args))
+                answer: Any = await self._run(self._keep, keys, args)
                 if int(answer) == -1:
                     self._new.discard(code)
                     self._taken(code)
@@ -553,7 +592,7 @@ class RedisStore:
                     keys, args = self._keep_call(record)
                     keys.append(self.log_key(code))
                     args += [version, encode(entry)]
-                    answer: Any = await self._call(self._keep_append(keys=keys, args=args))
+                    answer: Any = await self._run(self._keep_append, keys, args)
                     if int(answer) == -3:  # its code went to another host's table: nothing
                         self._new.discard(code)  # of it goes there
                         self._taken(code)
@@ -562,11 +601,8 @@ class RedisStore:
                     return int(answer) == -2
         if not await self._flush(code):  # a table dropped here: gone from the store first
             return False
-        answer = await self._call(
-            self._append(
-                keys=[self.table_key(code), self.log_key(code)], args=[version, encode(entry)]
-            )
-        )
+        keys = [self.table_key(code), self.log_key(code)]
+        answer = await self._run(self._append, keys, [version, encode(entry)])
         return int(answer) == -2
 
     async def entries(self, code: str, after: int = 0) -> list[Entry]:
@@ -588,11 +624,10 @@ class RedisStore:
     ) -> bool:
         """Change a seat at once for every host (see SEAT): `sit`, `leave`, or `reseat`
         (from identity `before`); whether it was done (StoreAway)."""
-        answer: Any = await self._call(
-            self._seat(
-                keys=[self.table_key(code), self.seats_key(code), self.lobby_key],
-                args=[seat, who.identity, msgspec.json.encode(who), mode, before, code],
-            )
+        answer: Any = await self._run(
+            self._seat,
+            [self.table_key(code), self.seats_key(code), self.lobby_key],
+            [seat, who.identity, msgspec.json.encode(who), mode, before, code],
         )
         return int(answer) == 1
 
@@ -602,11 +637,12 @@ class RedisStore:
         keeps a pool of them at every beat (StoreAway)."""
         if not codes:
             return set()
-        async with self.client.pipeline(transaction=False) as pipe:
-            for code in codes:
-                keys = [self.table_key(code), self.code_key(code)]
-                await self._reserve(keys=keys, args=[host, RESERVE_MS], client=pipe)
-            answers: Any = await self._call(pipe.execute())
+        answers = await self._run_all(
+            [
+                (self._reserve, [self.table_key(code), self.code_key(code)], [host, RESERVE_MS])
+                for code in codes
+            ]
+        )
         return {code for code, answer in zip(codes, answers, strict=True) if int(answer) == 1}
 
     async def lobby_id(self) -> str:
@@ -667,13 +703,12 @@ class RedisStore:
         if not codes and not leases:
             self._held = (host, set())
             return {}, set()
-        async with self.client.pipeline(transaction=False) as pipe:  # one round trip
-            for code in codes:
-                said = [part for who, name in here[code].items() for part in (who, name)]
-                await self._here(keys=[self.here_key(code)], args=[HERE_MS, *said], client=pipe)
-            for code in leases:
-                await self._lease(keys=[self.lease_key(code)], args=[host, LEASE_MS], client=pipe)
-            answers: Any = await self._call(pipe.execute())
+        calls: list[ScriptCall] = []
+        for code in codes:
+            said = [part for who, name in here[code].items() for part in (who, name)]
+            calls.append((self._here, [self.here_key(code)], [HERE_MS, *said]))
+        calls += [(self._lease, [self.lease_key(code)], [host, LEASE_MS]) for code in leases]
+        answers = await self._run_all(calls)  # one round trip
         present: dict[str, dict[str, str]] = {}
         for code, flat in zip(codes, answers[: len(codes)], strict=True):
             pairs = iter(bytes(part).decode() for part in flat)
@@ -694,7 +729,7 @@ class RedisStore:
                 host, held = self._held
                 for code in held:
                     with contextlib.suppress(StoreAway):
-                        await self._call(self._release(keys=[self.lease_key(code)], args=[host]))
+                        await self._run(self._release, [self.lease_key(code)], [host])
         except TimeoutError:
             log.warning("redis: %d table records were not written", len(self._waiting))
         if self._writer is not None:
