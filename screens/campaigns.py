@@ -133,7 +133,9 @@ class CampaignsScreen(UsesApp, Screen[None]):
         """The highlighted campaign, if it can be opened (a damaged one says why not)."""
         entry = self.selected()
         if entry is not None and entry.problem is not None:
-            self.notify(str(entry.problem), title="This save is damaged", severity="warning")
+            self.notify(
+                str(entry.problem), title="This save is damaged", severity="warning", markup=False
+            )
             return None
         return entry
 
@@ -152,7 +154,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
         try:  # the list read only its listing: the standings need the whole campaign
             campaign = self.store.load(entry.path)
         except CampaignError as err:
-            self.notify(str(err), title="This save is damaged", severity="warning")
+            self.notify(str(err), title="This save is damaged", severity="warning", markup=False)
             self.reload()
             return
         self.app.push_screen(StandingsScreen(campaign))
@@ -199,6 +201,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
                     lambda: self.notify(
                         f"Exported to {self.store.export(entry.path, destination)}",
                         title=entry.file,
+                        markup=False,
                     )
                 )
 
@@ -224,7 +227,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
         """Copy a save into the folder (checked like any save; the file is only read) and
         say what it is called here; the list highlights it."""
         imported = self.store.import_file(source)
-        self.notify(f"Imported {imported}", title=source.name)
+        self.notify(f"Imported {imported}", title=source.name, markup=False)
         return imported.path
 
     def guarded(self, change, keep: Path | None = None) -> None:
@@ -233,7 +236,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
         try:
             made = change()
         except (CampaignError, OSError) as err:
-            self.notify(explain(err), title="Not done", severity="error")
+            self.notify(explain(err), title="Not done", severity="error", markup=False)
         else:
             keep = made if isinstance(made, Path) else keep
         self.reload(keep)

@@ -366,7 +366,7 @@ class SetupScreen(UsesApp, Screen[None]):
             setup = self.table()
             setup.new_game()  # the settings' own checks, before the table is set
         except ValueError as err:
-            self.notify(str(err), title="Cannot start", severity="warning")
+            self.notify(str(err), title="Cannot start", severity="warning", markup=False)
             return
         self.cantina.open_table(setup, instead_of=self)
 
@@ -377,7 +377,9 @@ class SetupScreen(UsesApp, Screen[None]):
             store = self.cantina.campaigns()
             opened = store.open(store.create(campaign))
         except (ValueError, OSError, CampaignError) as err:
-            self.notify(explain(err), title="Cannot start the campaign", severity="warning")
+            self.notify(
+                explain(err), title="Cannot start the campaign", severity="warning", markup=False
+            )
             return
         self.app.pop_screen()
         self.cantina.sit_down(opened)

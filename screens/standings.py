@@ -134,13 +134,25 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
 
     def replay(self, answer: str) -> None:
         """Sit the viewer at a copy of the round as it began, and play its moves again."""
+        numbers = self.rounds()
+        unit = GAMES[self.campaign.game].unit
         try:
             number = int(answer)
+        except ValueError:
+            self.cannot_replay(
+                f"{answer!r} is not a {unit} number: give one from {numbers[0]} to {numbers[-1]}"
+            )
+            return
+        try:
             self.campaign.replay(number)  # ValueError for a round it does not have
         except ValueError as err:
-            self.notify(str(err), title="Cannot replay", severity="warning")
+            self.cannot_replay(str(err))
             return
         self.cantina.open_replay(self.campaign, number)
+
+    def cannot_replay(self, why: str) -> None:
+        """Say why; the answer is quoted as typed, so it is not read as markup."""
+        self.notify(why, title="Cannot replay", severity="warning", markup=False)
 
     def action_graph(self) -> None:
         """Each seat's bank over the rounds, as a chart (screens/charts.py)."""
