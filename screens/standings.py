@@ -98,12 +98,9 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
         return f"{c.name}: finished after {c.played} {unit}{ended}"
 
     def rounds(self) -> list[int]:
-        """The rounds that can be replayed: every finished one and the one under way."""
-        d = self.campaign.data
-        numbers = [r.start.number for r in d.finished]
-        if d.table is not None:
-            numbers.append(d.table.start.number)
-        return numbers
+        """The rounds that can be replayed: every finished one, and the one under way once
+        a move has been made in it."""
+        return self.campaign.replayable()
 
     @on(Button.Pressed, "#replay")
     def replay_pressed(self) -> None:

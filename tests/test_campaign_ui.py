@@ -335,6 +335,30 @@ async def test_campaign_ends_with_standings_and_a_round_replays(tmp_path):
     assert load(path).over
 
 
+async def test_the_replay_offered_between_rounds_is_one_played(tmp_path):
+    """Between two rounds the next is dealt but nothing has been played in it: the
+    standings offer the rounds played, their last as the answer, and Enter replays it
+    (it offered the dealt round, which has nothing to replay, and refused it)."""
+    folder = tmp_path / "saves"
+    path = saved(folder, "Robots", "valdes", "Expert,Bold", ValDesSettings(seats=2), 3)
+    with Store(folder).open(path) as session:
+        campaign = session.campaign
+        table = campaign.table()
+        while table.game.pending is not None:
+            table.submit(table.game.pending.seat, table.ai_move())
+    assert load(path).played == 1 and load(path).data.table is not None
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "t", "p")
+        ask = app.screen
+        assert isinstance(ask, AskScreen)
+        assert ask.question == "Replay which game? (1 to 1)"
+        assert ask.query_one(Input).value == "1"
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, TableScreen), notes(app)
+        assert "Replay of game 1" in str(app.screen.query_one("#status-bar").render())
+
+
 def test_snapshot_campaign_setup(snap_compare, tmp_path):
     def to_setup(pilot):
         return pilot.press("c", "v")

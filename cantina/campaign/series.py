@@ -380,11 +380,21 @@ class Campaign:
         setup = msgspec.structs.replace(self.setup(), seed=start.seed)
         return LiveTable(setup, self.start_game(start)), moves
 
-    def _round(self, number: int) -> tuple[Start, list[Move]]:
+    def replayable(self) -> list[int]:
+        """The rounds that can be replayed, in order: every finished one, and the one under
+        way once a move has been made in it (one only dealt has nothing to show)."""
+        return sorted(self._records())
+
+    def _records(self) -> dict[int, tuple[Start, msgspec.Raw]]:
         d = self.data
         records = {r.start.number: (r.start, r.moves) for r in d.finished}
         if d.table is not None and msgspec.json.decode(bytes(d.table.moves)):  # begun, not dealt
             records[d.table.start.number] = (d.table.start, d.table.moves)
+        return records
+
+    def _round(self, number: int) -> tuple[Start, list[Move]]:
+        d = self.data
+        records = self._records()
         if number not in records:
             have = ", ".join(map(str, sorted(records))) or "none yet"
             raise ValueError(f"no {GAMES[d.game].unit} {number} to replay (there are: {have})")
