@@ -82,6 +82,7 @@ class BankChartScreen(ModalScreen[None]):
     #chart-box { width: 100%; height: 100%; border: double $primary; background: $surface; }
     #chart-title { text-style: bold; color: $primary; padding: 0 1; }
     #bank-chart { height: 1fr; }
+    #no-chart { height: 1fr; padding: 1 2; content-align: center middle; }
     """
     BINDINGS = [Binding("g,b,escape", "back", "Back", id="chart.back")]
 
@@ -93,7 +94,17 @@ class BankChartScreen(ModalScreen[None]):
         with Vertical(id="chart-box"):
             title = f"{self.campaign.name}: banks over the {self.unit()}"
             yield Static(Content(title), id="chart-title")
-            yield BankChart(self.campaign, id="bank-chart")
+            if self.campaign.data.finished:
+                yield BankChart(self.campaign, id="bank-chart")
+            else:  # one dot a seat, all on the starting bank: nothing to read
+                info = GAMES[self.campaign.game]
+                yield Static(
+                    Content(
+                        f"No {info.unit} has finished yet. Each seat's bank is drawn here "
+                        f"after every {info.unit}, from the starting bank on."
+                    ),
+                    id="no-chart",
+                )
         yield CantinaFooter()
 
     def unit(self) -> str:

@@ -102,6 +102,30 @@ def test_bank_history_is_the_start_then_each_round(tmp_path):
     assert history[-1] == list(data.banks) and len(history) == 4
 
 
+async def test_before_any_round_has_finished_the_chart_says_so(tmp_path):
+    """A campaign's first round under way has no bank to draw but the starting one: the
+    chart screen says when there will be (it drew one dot a seat on an axis of 10 to 30
+    in thirds)."""
+    campaign = Campaign.new(
+        "Robots", "vigo", seats_from_text("you,Bold"), VigoSettings(seats=2), rounds=2, seed=1
+    )
+    path = Store(tmp_path).create(campaign)
+    app = app_for(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("t")  # the standings, from the table
+        await to_standings(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        assert isinstance(app.screen, BankChartScreen)
+        assert not app.screen.query(BankChart)
+        shown = " ".join(picture(app).lines(app.screen.region))
+        assert "No round has finished yet." in shown, shown
+        await pilot.press("g")
+        await pilot.pause()
+        assert isinstance(app.screen, StandingsScreen)
+
+
 # --- snapshots at 80x24 ------------------------------------------------------------------
 
 
