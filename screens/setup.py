@@ -18,7 +18,7 @@ from textual.widgets import Button, Checkbox, Input, OptionList, Select, Static
 
 from cantina.ai.temperament import temperaments
 from cantina.campaign.errors import CampaignError, explain
-from cantina.campaign.series import Campaign, rounds_for
+from cantina.campaign.series import Campaign, length_word, rounds_for
 from cantina.games import GAMES, Setting
 from cantina.seating import Seat, TableSetup, clean_name, numbered
 from screens.footer import CantinaFooter
@@ -173,7 +173,7 @@ class SetupScreen(UsesApp, Screen[None]):
     def compose_campaign(self) -> ComposeResult:
         yield Static("Name ", classes="label")
         yield Input(value="Campaign", id="campaign-name", compact=True, max_length=40)
-        yield Static(f"  {self.info.length_word} ", classes="label")
+        yield Static(f"  {self.info.length_word} ", classes="label", id="length-word")
         yield picker(range(1, 21), self.info.length, "campaign-length")
         if self.game == "victim":
             yield Static("  Match stake ", classes="label")
@@ -266,6 +266,13 @@ class SetupScreen(UsesApp, Screen[None]):
         elif event.select.has_class("kind"):
             self.follow_names()
             self.describe(event.select)
+
+    def on_checkbox_changed(self) -> None:
+        """A campaign's length counts laps of Vigo's Favor, or rounds with a House Vigo
+        (which keeps the title): its label says which, as the variant is ticked."""
+        if self.campaign:
+            word = length_word(self.game, self.settings(self.picked("#seat-count")))
+            self.query_one("#length-word", Static).update(f"  {word} ")
 
     def describe(self, select: Select[Any]) -> None:
         """The about line: the kind highlighted in the seat's open list as the person

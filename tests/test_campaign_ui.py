@@ -15,7 +15,7 @@ import msgspec
 import pytest
 from test_no_color import picture
 from textual.geometry import Region
-from textual.widgets import DataTable, Input, OptionList, Select, Static
+from textual.widgets import Checkbox, DataTable, Input, OptionList, Select, Static
 
 from cantina.app import CantinaApp
 from cantina.campaign import store as store_module
@@ -357,6 +357,34 @@ async def test_the_replay_offered_between_rounds_is_one_played(tmp_path):
         await keys(pilot, "enter")
         assert isinstance(app.screen, TableScreen), notes(app)
         assert "Replay of game 1" in str(app.screen.query_one("#status-bar").render())
+
+
+async def test_with_a_house_vigo_the_campaigns_length_is_labelled_rounds(tmp_path):
+    """VF-13: a House Vigo keeps the title, so a campaign's length counts rounds, not
+    laps; the setup's label says so as the variant is ticked (it said Laps: 3 laps of 4
+    seats, 12 rounds expected, made 3)."""
+    folder = tmp_path / "saves"
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "c", "v")
+        await pilot.pause()
+        setup = app.screen
+        assert isinstance(setup, SetupScreen)
+        word = setup.query_one("#length-word", Static)
+        assert str(word.render()).strip() == "Laps"
+        setup.query_one("#house-vigo", Checkbox).value = True
+        await pilot.pause()
+        assert str(word.render()).strip() == "Rounds"
+        setup.query_one("#house-vigo", Checkbox).value = False
+        await pilot.pause()
+        assert str(word.render()).strip() == "Laps"
+        setup.query_one("#house-vigo", Checkbox).value = True
+        setup.query_one("#campaign-length", Select).value = 3
+        await pilot.pause()
+        await keys(pilot, "ctrl+s")
+        assert isinstance(app.screen, TableScreen)
+    [path] = folder.glob("*.json")
+    assert load(path).data.rounds == 3
 
 
 def test_snapshot_campaign_setup(snap_compare, tmp_path):

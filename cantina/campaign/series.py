@@ -54,6 +54,14 @@ def campaign_name(text: str) -> str:
     return clean_name(text, "Campaign", MAX_CAMPAIGN_NAME)
 
 
+def length_word(game: str, settings: Any) -> str:
+    """What a campaign's length counts, as its setup labels it: laps of Vigo's Favor,
+    unless a House Vigo keeps the title (then rounds, as `rounds_for` counts them)."""
+    if game == "vigo" and settings.house_vigo:
+        return "Rounds"
+    return GAMES[game].length_word
+
+
 def rounds_for(game: str, settings: Any, seats: int, length: int) -> int:
     """How many rounds a campaign of `length` plays: at Vigo's Favor a lap passes the title
     round every seat once (VF-11), so a lap is as many rounds as seats, unless a House Vigo
