@@ -278,20 +278,33 @@ class Store:
             if entry.path.name == given:
                 return entry.path
         wanted, cleaned = given.casefold(), campaign_name(given).casefold()
+        called = {entry.path: self._name_of(entry) for entry in entries}
         found = [
             entry
             for entry in entries
             if wanted in (entry.path.name.casefold(), entry.path.stem.casefold())
-            or (entry.campaign is not None and entry.campaign.name.casefold() == cleaned)
+            or (called[entry.path] or "").casefold() == cleaned
         ]
         if not found:
             raise NotFound(f"no campaign called {name!r} in {self.folder}")
         if len(found) > 1:
             raise Ambiguous(
                 name,
-                [(e.campaign.name if e.campaign else "a damaged save", e.path.name) for e in found],
+                [(called[e.path] or "a damaged save", e.path.name) for e in found],
             )
         return found[0].path
+
+    @staticmethod
+    def _name_of(entry: Entry) -> str | None:
+        """The campaign name a listed save goes by: a damaged save's too, when that much
+        of it can be read (so asking for it by name says it is damaged, not missing)."""
+        if entry.campaign is not None:
+            return entry.campaign.name
+        try:
+            name = name_in(read(entry.path))
+        except Damaged:
+            return None
+        return campaign_name(name) if name else None
 
     def names(self, but: Path | None = None) -> dict[str, Path]:
         """The campaign names taken in this folder, case-folded, each with its save: every
