@@ -18,6 +18,7 @@ from textual.widgets import Button, Checkbox, Input, OptionList, Select, Static
 
 from cantina.ai.temperament import temperaments
 from cantina.campaign.errors import CampaignError, explain
+from cantina.campaign.model import MAX_SEED
 from cantina.campaign.series import Campaign, length_word, rounds_for
 from cantina.games import GAMES, Setting
 from cantina.seating import Seat, TableSetup, clean_name, numbered
@@ -122,7 +123,13 @@ class SetupScreen(UsesApp, Screen[None]):
                     disabled=len(self.seat_range) == 1,
                 )
                 yield Static("  Seed ", classes="label")
-                yield Input(placeholder="random", id="seed", compact=True, restrict=r"\d*")
+                yield Input(
+                    placeholder="random",
+                    id="seed",
+                    compact=True,
+                    restrict=r"\d*",
+                    max_length=len(str(MAX_SEED)),
+                )
                 for setting in self.choices:
                     if setting.name in ON_SEATS_LINE:
                         yield Static(f"  {setting.title} ", classes="label")
@@ -328,6 +335,8 @@ class SetupScreen(UsesApp, Screen[None]):
             seats.append(Seat(name, None if kind == HUMAN else kind))
         seed_text = self.query_one("#seed", Input).value
         seed = int(seed_text) if seed_text else int.from_bytes(os.urandom(4), "big")
+        if seed > MAX_SEED:  # the result tells the seed as a command that must take it
+            raise ValueError(f"the seed must be a whole number from 0 to {MAX_SEED}")
         return TableSetup(self.game, self.settings(count), tuple(seats), seed)
 
     def settings(self, count: int) -> Any:
