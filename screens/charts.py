@@ -53,6 +53,22 @@ def bank_history(campaign: Campaign) -> list[list[int]]:
     return [list(finished[0].start.banks)] + [list(r.banks) for r in finished]
 
 
+def whole_ticks(values: Sequence[int], most: int = 6) -> list[int]:
+    """Marks for an axis of whole credits: at most `most`, a round step apart (1, 2 or 5
+    times a power of ten), so no label reads 33.3 credits."""
+    low, high = min(values), max(values)
+    if low == high:
+        return [low]
+    span = high - low
+    magnitude = 1
+    while True:
+        for step in (magnitude, 2 * magnitude, 5 * magnitude):
+            if span // step + 1 <= most:
+                first = -(-low // step) * step
+                return list(range(first, high + 1, step))
+        magnitude *= 10
+
+
 MARKERS = "12345678"
 """Each seat's line is drawn with its number (a campaign has at most 8 seats)."""
 
@@ -72,6 +88,8 @@ class BankChart(PlotextPlot):
         unit = GAMES[campaign.game].units
         plt.xlabel(f"{unit} played")
         plt.xticks(rounds if len(rounds) <= 12 else None)
+        ticks = whole_ticks([bank for banks in history for bank in banks])
+        plt.yticks([float(tick) for tick in ticks], [str(tick) for tick in ticks])
 
 
 class BankChartScreen(ModalScreen[None]):

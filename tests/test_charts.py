@@ -17,7 +17,8 @@ from test_no_color import picture
 
 from cantina.app import CantinaApp
 from cantina.campaign.series import Campaign
-from cantina.campaign.store import Store
+from cantina.campaign.store import Store, load
+from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.seating import seats_from_text
 from cantina.tournament import Outcome, Rating, TournamentResult
@@ -124,6 +125,50 @@ async def test_before_any_round_has_finished_the_chart_says_so(tmp_path):
         await pilot.press("g")
         await pilot.pause()
         assert isinstance(app.screen, StandingsScreen)
+
+
+def broke_campaign(folder: Path) -> Path:
+    """A Victim! campaign at a match stake of 10 that ends after two matches (a seat
+    cannot pay): banks of 0 to 40 over two matches."""
+    campaign = Campaign.new(
+        "Broke",
+        "victim",
+        seats_from_text("Expert,Bold,Rookie"),
+        VictimSettings(),
+        rounds=10,
+        seed=2,
+        match_stake=10,
+    )
+    path = Store(folder).create(campaign)
+    with Store(folder).open(path) as session:
+        table = session.campaign.table()
+        while not session.campaign.over:
+            while table.game.pending is not None:
+                table.submit(table.game.pending.seat, table.ai_move())
+            if not session.campaign.over:
+                table.next_game()
+    return path
+
+
+@pytest.mark.parametrize("made", [finished_campaign, broke_campaign], ids=["vigo", "victim"])
+async def test_the_bank_axis_is_marked_in_whole_credits(tmp_path, made):
+    """Banks are whole credits: every mark on the chart's bank axis is a whole number (it
+    read 40.0, 33.3, 26.7, ... over banks of 0 to 40), a round step apart, and the
+    marks span the banks drawn."""
+    path = made(tmp_path)
+    app = app_for(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_standings(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        chart = app.screen.query_one(BankChart)
+        lines = picture(app).lines(chart.region)
+        marks = [int(line.split("┤")[0]) for line in lines if "┤" in line]
+        assert len(marks) >= 3, lines
+        steps = {high - low for low, high in zip(marks[1:], marks, strict=False)}
+        assert len(steps) == 1 and steps.pop() in (1, 2, 5, 10, 20, 50), marks
+        banks = [bank for banks in bank_history(load(path)) for bank in banks]
+        assert min(marks) >= min(banks) and max(marks) <= max(banks)
 
 
 # --- snapshots at 80x24 ------------------------------------------------------------------
