@@ -36,6 +36,9 @@ class ChooseGameScreen(ModalScreen[None]):
             for info in GAMES.values()
         ),
         Binding("escape", "dismiss", "Back", id="campaign.back"),
+        # As on the menu behind it, the arrow keys move through the games (tab does too).
+        Binding("down", "app.focus_next", "Next", id="campaign.next", show=False),
+        Binding("up", "app.focus_previous", "Previous", id="campaign.previous", show=False),
     ]
 
     def compose(self) -> ComposeResult:

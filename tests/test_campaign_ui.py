@@ -387,6 +387,17 @@ async def test_with_a_house_vigo_the_campaigns_length_is_labelled_rounds(tmp_pat
     assert load(path).data.rounds == 3
 
 
+async def test_the_arrow_keys_move_through_the_games_of_a_new_campaign(tmp_path):
+    """As on the menu, the arrow keys move through "which game?" and Enter picks the one
+    reached (they did nothing there: Enter always took the first, Vigo's Favor)."""
+    app = app_for(tmp_path / "saves")
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "c", "down", "down", "up", "enter")
+        await pilot.pause()
+        setup = app.screen
+        assert isinstance(setup, SetupScreen) and setup.campaign and setup.game == "valdes"
+
+
 def test_snapshot_campaign_setup(snap_compare, tmp_path):
     def to_setup(pilot):
         return pilot.press("c", "v")
