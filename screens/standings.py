@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -50,7 +51,7 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
         info = GAMES[c.game]
         with Vertical(id="standings-box"):
             yield Static(Content(self.headline()), id="standings-title")
-            table: DataTable[str] = DataTable(
+            table: DataTable[str | Text] = DataTable(
                 id="standings-table", cursor_type="none", zebra_stripes=True
             )
             table.add_column("Seat")
@@ -62,7 +63,8 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
             table.add_column("Skill", key="skill")
             table.add_column("Luck", key="luck")
             for s in sorted(c.standings(), key=lambda s: (-s.bank, s.seat)):
-                row = [s.name, str(s.bank), str(s.won)]
+                # a name as given: a plain string cell would be read as Rich markup
+                row: list[str | Text] = [Text(s.name), str(s.bank), str(s.won)]
                 if info.title_holder:
                     row.append(str(s.vigo))
                 row += [str(s.best_streak), "...", "..."]

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from campaign_driver import drive, new_campaign
-from textual.widgets import Input, OptionList, Static
+from test_no_color import picture
+from textual.widgets import DataTable, Input, OptionList, Static
 
 from cantina.app import CantinaApp
 from cantina.campaign.series import Campaign
@@ -140,3 +141,34 @@ async def test_a_name_or_file_that_looks_like_markup_is_shown_as_written(tmp_pat
         assert isinstance(app.screen, StandingsScreen)
         assert "'[/]' is not a game number: give one from 1 to 1" in _shown(app)
     assert app.is_running is False
+
+
+async def test_a_seat_named_like_markup_is_shown_as_written_in_the_standings(
+    tmp_path: Path,
+) -> None:
+    """The standings' table reads a plain string cell as Rich markup: a seat called
+    "[/]ann" ended the app (MarkupError) and "[b]Bo[/b]" lost its brackets. Each name
+    is shown as it was given."""
+    campaign = Campaign.new(
+        "Robots",
+        "valdes",
+        seats_from_text("human:[/]ann,human:[b]Bo[/b]"),
+        ValDesSettings(seats=2),
+        rounds=2,
+        seed=3,
+    )
+    path = Store(tmp_path).create(campaign)
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False, save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("u")
+        await pilot.pause()
+        app.screen.reload(path)
+        await pilot.press("t")
+        await pilot.pause()
+        standings = app.screen
+        assert isinstance(standings, StandingsScreen)
+        grid = standings.query_one(DataTable)
+        names = {str(grid.get_row_at(row)[0]) for row in range(grid.row_count)}
+        assert names == {"[/]ann", "[b]Bo[/b]"}
+        shown = "\n".join(picture(app).lines(grid.region))
+        assert "[/]ann" in shown and "[b]Bo[/b]" in shown, shown
