@@ -199,10 +199,9 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
         def export(where: str | None) -> None:
             if where:
-                destination = Path(where).expanduser()
                 self.guarded(
                     lambda: self.notify(
-                        f"Exported to {self.store.export(entry.path, destination)}",
+                        f"Exported to {self.store.export(entry.path, typed_path(where))}",
                         title=entry.file,
                         markup=False,
                     )
@@ -219,7 +218,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
         def import_file(where: str | None) -> None:
             if where:
-                self.guarded(lambda: self.imported(Path(where).expanduser()))
+                self.guarded(lambda: self.imported(typed_path(where)))
 
         self.app.push_screen(
             AskScreen("Import a campaign's save from (its file):", f"{Path.cwd()}{os.sep}"),
@@ -243,6 +242,19 @@ class CampaignsScreen(UsesApp, Screen[None]):
         else:
             keep = made if isinstance(made, Path) else keep
         self.reload(keep)
+
+
+def typed_path(text: str) -> Path:
+    """A path as the player typed it, `~` and `~user` expanded; CampaignError saying why
+    when it cannot lead anywhere (Path raises RuntimeError for an unknown user, and the
+    system ValueError for a NUL)."""
+    if "\0" in text:
+        raise CampaignError("a path cannot hold a NUL character")
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        user = text[1:].split(os.sep, 1)[0]
+        raise CampaignError(f"there is no user {user!r} here for {text!r} to start from") from None
 
 
 def _option(entry: Entry) -> Option:

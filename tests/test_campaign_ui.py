@@ -543,6 +543,28 @@ async def test_a_damaged_import_is_refused_and_the_folder_left_alone(tmp_path):
     assert bad.read_bytes() == b'{"format": 2, "name": "x", "banks": "lots"}'
 
 
+@pytest.mark.parametrize("key", ["e", "i"], ids=["export", "import"])
+@pytest.mark.parametrize("typed", ["~nobody-here-at-all/x.json", "/tmp/a\0b.json"])
+async def test_a_path_that_leads_nowhere_is_refused_in_words(tmp_path, key, typed):
+    """Export and import take a typed path: one starting at the home of a user there is
+    not (Path raised RuntimeError), or holding a NUL (ValueError), ended the app; each is
+    refused with a sentence now, and the folder is left as it was."""
+    folder = tmp_path / "saves"
+    saved(folder, "Kept", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    before = folder_files(folder)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", key)
+        app.screen.query_one(Input).value = typed
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, CampaignsScreen)
+        said = " ".join(notes(app))
+        assert "Not done: " in said and (
+            "there is no user 'nobody-here-at-all' here" in said or "NUL" in said
+        ), said
+    assert folder_files(folder) == before
+
+
 async def test_import_and_export_are_not_offered_over_ssh(tmp_path):
     """A player over SSH types no paths on the host: neither key is shown or acts."""
     folder = tmp_path / "saves"
