@@ -54,8 +54,8 @@ def bank_history(campaign: Campaign) -> list[list[int]]:
 
 
 def whole_ticks(values: Sequence[int], most: int = 6) -> list[int]:
-    """Marks for an axis of whole credits: at most `most`, a round step apart (1, 2 or 5
-    times a power of ten), so no label reads 33.3 credits."""
+    """Marks for an axis of whole numbers (credits, rounds): at most `most`, a round step
+    apart (1, 2 or 5 times a power of ten), so no label reads 33.3 credits."""
     low, high = min(values), max(values)
     if low == high:
         return [low]
@@ -87,7 +87,10 @@ class BankChart(PlotextPlot):
             plt.plot(rounds, banks, marker=marker, label=f"{marker} {name}")
         unit = GAMES[campaign.game].units
         plt.xlabel(f"{unit} played")
-        plt.xticks(rounds if len(rounds) <= 12 else None)
+        # a mark for every round up to 12, then a round step apart (plotext's own choice,
+        # xticks(None), raised TypeError: a campaign of 12 rounds or more ended the app)
+        marks = [float(mark) for mark in whole_ticks(range(len(history)), most=13)]
+        plt.xticks(marks, [str(int(mark)) for mark in marks])
         ticks = whole_ticks([bank for banks in history for bank in banks])
         plt.yticks([float(tick) for tick in ticks], [str(tick) for tick in ticks])
 

@@ -171,6 +171,41 @@ async def test_the_bank_axis_is_marked_in_whole_credits(tmp_path, made):
         assert min(marks) >= min(banks) and max(marks) <= max(banks)
 
 
+async def test_a_long_campaigns_chart_opens_with_a_mark_every_few_rounds(tmp_path):
+    """Past a dozen rounds the chart left the round marks to plotext (xticks(None)), which
+    raised TypeError: g on the standings of a campaign of 12 rounds or more ended the app.
+    Its round axis is marked a round step apart now, every mark a whole round."""
+    campaign = Campaign.new(
+        "Long",
+        "victim",
+        seats_from_text("Expert,Bold,Rookie"),
+        VictimSettings(),
+        rounds=20,
+        seed=5,
+        match_stake=0,
+    )
+    path = Store(tmp_path).create(campaign)
+    with Store(tmp_path).open(path) as session:
+        table = session.campaign.table()
+        while not session.campaign.over:
+            while table.game.pending is not None:
+                table.submit(table.game.pending.seat, table.ai_move())
+            if not session.campaign.over:
+                table.next_game()
+    assert load(path).played == 20
+    app = app_for(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_standings(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        assert isinstance(app.screen, BankChartScreen)
+        chart = app.screen.query_one(BankChart)
+        lines = picture(app).lines(chart.region)
+        axis = next(i for i, line in enumerate(lines) if "└" in line)
+        marks = [int(mark) for mark in lines[axis + 1].split()]
+        assert marks == list(range(0, 21, 2)), lines[axis + 1]
+
+
 # --- snapshots at 80x24 ------------------------------------------------------------------
 
 
