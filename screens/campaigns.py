@@ -147,8 +147,8 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
     def action_resume(self) -> None:
         entry = self.usable()
-        if entry is not None:
-            self.cantina.play_campaign(entry.path)
+        if entry is not None and not self.cantina.play_campaign(entry.path):
+            self.reload()  # it said why; a save gone meanwhile (deleted elsewhere) goes too
 
     def action_standings(self) -> None:
         entry = self.usable()

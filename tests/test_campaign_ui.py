@@ -565,6 +565,26 @@ async def test_a_path_that_leads_nowhere_is_refused_in_words(tmp_path, key, type
     assert folder_files(folder) == before
 
 
+async def test_a_save_deleted_elsewhere_leaves_the_list_when_it_cannot_be_opened(tmp_path):
+    """Another cantina (or the player's shell) deletes a save while this list shows it:
+    Enter says it cannot be read, and the list is read again, without it (it stayed
+    listed, and every Enter said the same)."""
+    folder = tmp_path / "saves"
+    saved(folder, "Kept", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    gone = saved(folder, "Gone", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    os.utime(gone, (2_000_000_000, 2_000_000_000))  # listed first, highlighted
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u")
+        listing = app.screen
+        assert isinstance(listing, CampaignsScreen) and listing.selected().path == gone
+        gone.unlink()
+        await keys(pilot, "enter")
+        assert app.screen is listing
+        assert any("gone.json: cannot be read" in n for n in notes(app)), notes(app)
+        assert [e.path.name for e in listing.entries] == ["kept.json"]
+
+
 async def test_import_and_export_are_not_offered_over_ssh(tmp_path):
     """A player over SSH types no paths on the host: neither key is shown or acts."""
     folder = tmp_path / "saves"
