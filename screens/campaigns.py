@@ -261,10 +261,11 @@ def _option(entry: Entry) -> Option:
     """Two lines per save: name, game, where it stands and when; then the standings."""
     when = dt.datetime.fromtimestamp(entry.modified).strftime("%Y-%m-%d %H:%M")
     if entry.campaign is None:
+        which = f"{entry.called} ({entry.file})" if entry.called else entry.file
         return Option(
             Content.assemble(
                 ("DAMAGED ", "bold reverse"),
-                f" {entry.file}  {when}\n   ",
+                f" {which}  {when}\n   ",
                 entry.problem.reason if entry.problem else "",
                 f" ({entry.problem.field})" if entry.problem and entry.problem.field else "",
             )

@@ -246,6 +246,22 @@ async def test_damaged_saves_are_listed_and_left_untouched(tmp_path):
     assert sorted(p.name for p in folder.glob("*.json")) == ["broken.json", "good-one.json"]
 
 
+async def test_a_damaged_save_is_listed_with_its_campaigns_name_when_it_can_be_read(tmp_path):
+    """A save from a newer cantina still says which campaign it is: the list names it
+    beside its file ("DAMAGED  Friday Club (friday.json)"), as `cantina resume` finds it
+    by that name; a save too garbled to name is listed by its file alone."""
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    (folder / "friday.json").write_text('{"format": 99, "name": "Friday Club", "banks": 1}')
+    (folder / "garbled.json").write_text('{"format": 2, "na')
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u")
+        prompts = sorted(str(o.prompt) for o in app.screen.query_one(OptionList).options)
+        assert prompts[0].startswith("DAMAGED  Friday Club (friday.json)  "), prompts
+        assert prompts[1].startswith("DAMAGED  garbled.json  "), prompts
+
+
 async def test_rename_delete_with_confirmation_and_export(tmp_path):
     folder = tmp_path / "saves"
     path = saved(folder, "Old Name", "vigo", "you,Expert", VigoSettings(seats=2), 2)

@@ -197,6 +197,17 @@ def name_in(raw: bytes) -> str | None:
         return None
 
 
+def readable_name(path: Path) -> str | None:
+    """The campaign name a damaged save holds, when that much of it can be read (so the
+    list can say which campaign it was, and asking for it by name says it is damaged,
+    not missing); None when it cannot."""
+    try:
+        name = name_in(read(path))
+    except Damaged:
+        return None
+    return campaign_name(name) if name else None
+
+
 @dataclass(frozen=True)
 class Entry:
     """One file in the save folder: a campaign, or why it could not be read."""
@@ -206,6 +217,8 @@ class Entry:
     """What the list shows of it (read from its listing, not its whole history)."""
     problem: Damaged | None
     modified: float
+    called: str | None = None
+    """A damaged save's campaign name, when that much of it can be read (cleaned)."""
 
     @property
     def file(self) -> str:
@@ -253,7 +266,7 @@ class Store:
             try:
                 found.append(Entry(path, Listed(load(path).listing()), None, modified))
             except Damaged as problem:
-                found.append(Entry(path, None, problem, modified))
+                found.append(Entry(path, None, problem, modified, readable_name(path)))
         found.sort(key=lambda e: e.modified, reverse=True)
         return found
 
@@ -278,7 +291,9 @@ class Store:
             if entry.path.name == given:
                 return entry.path
         wanted, cleaned = given.casefold(), campaign_name(given).casefold()
-        called = {entry.path: self._name_of(entry) for entry in entries}
+        called = {
+            entry.path: entry.campaign.name if entry.campaign else entry.called for entry in entries
+        }
         found = [
             entry
             for entry in entries
@@ -293,18 +308,6 @@ class Store:
                 [(called[e.path] or "a damaged save", e.path.name) for e in found],
             )
         return found[0].path
-
-    @staticmethod
-    def _name_of(entry: Entry) -> str | None:
-        """The campaign name a listed save goes by: a damaged save's too, when that much
-        of it can be read (so asking for it by name says it is damaged, not missing)."""
-        if entry.campaign is not None:
-            return entry.campaign.name
-        try:
-            name = name_in(read(entry.path))
-        except Damaged:
-            return None
-        return campaign_name(name) if name else None
 
     def names(self, but: Path | None = None) -> dict[str, Path]:
         """The campaign names taken in this folder, case-folded, each with its save: every
