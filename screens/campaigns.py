@@ -36,6 +36,9 @@ class ChooseGameScreen(ModalScreen[None]):
             for info in GAMES.values()
         ),
         Binding("escape", "dismiss", "Back", id="campaign.back"),
+        # As on the menu behind it, the arrow keys move through the games (tab does too).
+        Binding("down", "app.focus_next", "Next", id="campaign.next", show=False),
+        Binding("up", "app.focus_previous", "Previous", id="campaign.previous", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -133,7 +136,9 @@ class CampaignsScreen(UsesApp, Screen[None]):
         """The highlighted campaign, if it can be opened (a damaged one says why not)."""
         entry = self.selected()
         if entry is not None and entry.problem is not None:
-            self.notify(str(entry.problem), title="This save is damaged", severity="warning")
+            self.notify(
+                str(entry.problem), title="This save is damaged", severity="warning", markup=False
+            )
             return None
         return entry
 
@@ -142,8 +147,8 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
     def action_resume(self) -> None:
         entry = self.usable()
-        if entry is not None:
-            self.cantina.play_campaign(entry.path)
+        if entry is not None and not self.cantina.play_campaign(entry.path):
+            self.reload()  # it said why; a save gone meanwhile (deleted elsewhere) goes too
 
     def action_standings(self) -> None:
         entry = self.usable()
@@ -152,7 +157,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
         try:  # the list read only its listing: the standings need the whole campaign
             campaign = self.store.load(entry.path)
         except CampaignError as err:
-            self.notify(str(err), title="This save is damaged", severity="warning")
+            self.notify(str(err), title="This save is damaged", severity="warning", markup=False)
             self.reload()
             return
         self.app.push_screen(StandingsScreen(campaign))
@@ -194,11 +199,11 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
         def export(where: str | None) -> None:
             if where:
-                destination = Path(where).expanduser()
                 self.guarded(
                     lambda: self.notify(
-                        f"Exported to {self.store.export(entry.path, destination)}",
+                        f"Exported to {self.store.export(entry.path, typed_path(where))}",
                         title=entry.file,
+                        markup=False,
                     )
                 )
 
@@ -213,7 +218,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
 
         def import_file(where: str | None) -> None:
             if where:
-                self.guarded(lambda: self.imported(Path(where).expanduser()))
+                self.guarded(lambda: self.imported(typed_path(where)))
 
         self.app.push_screen(
             AskScreen("Import a campaign's save from (its file):", f"{Path.cwd()}{os.sep}"),
@@ -224,7 +229,7 @@ class CampaignsScreen(UsesApp, Screen[None]):
         """Copy a save into the folder (checked like any save; the file is only read) and
         say what it is called here; the list highlights it."""
         imported = self.store.import_file(source)
-        self.notify(f"Imported {imported}", title=source.name)
+        self.notify(f"Imported {imported}", title=source.name, markup=False)
         return imported.path
 
     def guarded(self, change, keep: Path | None = None) -> None:
@@ -233,20 +238,34 @@ class CampaignsScreen(UsesApp, Screen[None]):
         try:
             made = change()
         except (CampaignError, OSError) as err:
-            self.notify(explain(err), title="Not done", severity="error")
+            self.notify(explain(err), title="Not done", severity="error", markup=False)
         else:
             keep = made if isinstance(made, Path) else keep
         self.reload(keep)
+
+
+def typed_path(text: str) -> Path:
+    """A path as the player typed it, `~` and `~user` expanded; CampaignError saying why
+    when it cannot lead anywhere (Path raises RuntimeError for an unknown user, and the
+    system ValueError for a NUL)."""
+    if "\0" in text:
+        raise CampaignError("a path cannot hold a NUL character")
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        user = text[1:].split(os.sep, 1)[0]
+        raise CampaignError(f"there is no user {user!r} here for {text!r} to start from") from None
 
 
 def _option(entry: Entry) -> Option:
     """Two lines per save: name, game, where it stands and when; then the standings."""
     when = dt.datetime.fromtimestamp(entry.modified).strftime("%Y-%m-%d %H:%M")
     if entry.campaign is None:
+        which = f"{entry.called} ({entry.file})" if entry.called else entry.file
         return Option(
             Content.assemble(
                 ("DAMAGED ", "bold reverse"),
-                f" {entry.file}  {when}\n   ",
+                f" {which}  {when}\n   ",
                 entry.problem.reason if entry.problem else "",
                 f" ({entry.problem.field})" if entry.problem and entry.problem.field else "",
             )

@@ -53,6 +53,22 @@ def bank_history(campaign: Campaign) -> list[list[int]]:
     return [list(finished[0].start.banks)] + [list(r.banks) for r in finished]
 
 
+def whole_ticks(values: Sequence[int], most: int = 6) -> list[int]:
+    """Marks for an axis of whole numbers (credits, rounds): at most `most`, a round step
+    apart (1, 2 or 5 times a power of ten), so no label reads 33.3 credits."""
+    low, high = min(values), max(values)
+    if low == high:
+        return [low]
+    span = high - low
+    magnitude = 1
+    while True:
+        for step in (magnitude, 2 * magnitude, 5 * magnitude):
+            if span // step + 1 <= most:
+                first = -(-low // step) * step
+                return list(range(first, high + 1, step))
+        magnitude *= 10
+
+
 MARKERS = "12345678"
 """Each seat's line is drawn with its number (a campaign has at most 8 seats)."""
 
@@ -71,7 +87,12 @@ class BankChart(PlotextPlot):
             plt.plot(rounds, banks, marker=marker, label=f"{marker} {name}")
         unit = GAMES[campaign.game].units
         plt.xlabel(f"{unit} played")
-        plt.xticks(rounds if len(rounds) <= 12 else None)
+        # a mark for every round up to 12, then a round step apart (plotext's own choice,
+        # xticks(None), raised TypeError: a campaign of 12 rounds or more ended the app)
+        marks = [float(mark) for mark in whole_ticks(range(len(history)), most=13)]
+        plt.xticks(marks, [str(int(mark)) for mark in marks])
+        ticks = whole_ticks([bank for banks in history for bank in banks])
+        plt.yticks([float(tick) for tick in ticks], [str(tick) for tick in ticks])
 
 
 class BankChartScreen(ModalScreen[None]):
@@ -82,6 +103,7 @@ class BankChartScreen(ModalScreen[None]):
     #chart-box { width: 100%; height: 100%; border: double $primary; background: $surface; }
     #chart-title { text-style: bold; color: $primary; padding: 0 1; }
     #bank-chart { height: 1fr; }
+    #no-chart { height: 1fr; padding: 1 2; content-align: center middle; }
     """
     BINDINGS = [Binding("g,b,escape", "back", "Back", id="chart.back")]
 
@@ -93,7 +115,17 @@ class BankChartScreen(ModalScreen[None]):
         with Vertical(id="chart-box"):
             title = f"{self.campaign.name}: banks over the {self.unit()}"
             yield Static(Content(title), id="chart-title")
-            yield BankChart(self.campaign, id="bank-chart")
+            if self.campaign.data.finished:
+                yield BankChart(self.campaign, id="bank-chart")
+            else:  # one dot a seat, all on the starting bank: nothing to read
+                info = GAMES[self.campaign.game]
+                yield Static(
+                    Content(
+                        f"No {info.unit} has finished yet. Each seat's bank is drawn here "
+                        f"after every {info.unit}, from the starting bank on."
+                    ),
+                    id="no-chart",
+                )
         yield CantinaFooter()
 
     def unit(self) -> str:

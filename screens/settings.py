@@ -20,6 +20,12 @@ PACES = (("instant", 0.0), ("quick", 0.25), ("steady", 0.5), ("leisurely", 1.0))
 class SettingsScreen(UsesApp, Screen[None]):
     BINDINGS = [Binding("escape", "back", "Back", id="settings.back")]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: dict[str, object] = {}
+        """What each list showed when the screen opened, or was last changed to. A list
+        tells of its first value as a change; only a value other than this one is."""
+
     def compose(self) -> ComposeResult:
         app = self.cantina
         with Vertical(id="settings"):
@@ -56,7 +62,16 @@ class SettingsScreen(UsesApp, Screen[None]):
             yield Static("Changes apply at once and are remembered.", id="settings-note")
         yield CantinaFooter()
 
+    def on_mount(self) -> None:
+        self.shown = {select.id: select.value for select in self.query(Select) if select.id}
+
     def on_select_changed(self, event: Select.Changed) -> None:
+        """Apply and remember a choice the player made; looking at the settings changes
+        nothing, so a preferences file the app could not read (it said so, and plays on
+        the defaults) is left as it is until a setting is changed."""
+        if event.select.id is None or self.shown.get(event.select.id) == event.value:
+            return
+        self.shown[event.select.id] = event.value
         app = self.cantina
         if event.select.id == "theme":
             self.app.theme = str(event.value)  # remembered by the app's theme watcher

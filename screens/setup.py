@@ -18,7 +18,8 @@ from textual.widgets import Button, Checkbox, Input, OptionList, Select, Static
 
 from cantina.ai.temperament import temperaments
 from cantina.campaign.errors import CampaignError, explain
-from cantina.campaign.series import Campaign, rounds_for
+from cantina.campaign.model import MAX_SEED
+from cantina.campaign.series import Campaign, length_word, rounds_for
 from cantina.games import GAMES, Setting
 from cantina.seating import Seat, TableSetup, clean_name, numbered
 from screens.footer import CantinaFooter
@@ -122,7 +123,13 @@ class SetupScreen(UsesApp, Screen[None]):
                     disabled=len(self.seat_range) == 1,
                 )
                 yield Static("  Seed ", classes="label")
-                yield Input(placeholder="random", id="seed", compact=True, restrict=r"\d*")
+                yield Input(
+                    placeholder="random",
+                    id="seed",
+                    compact=True,
+                    restrict=r"\d*",
+                    max_length=len(str(MAX_SEED)),
+                )
                 for setting in self.choices:
                     if setting.name in ON_SEATS_LINE:
                         yield Static(f"  {setting.title} ", classes="label")
@@ -173,7 +180,7 @@ class SetupScreen(UsesApp, Screen[None]):
     def compose_campaign(self) -> ComposeResult:
         yield Static("Name ", classes="label")
         yield Input(value="Campaign", id="campaign-name", compact=True, max_length=40)
-        yield Static(f"  {self.info.length_word} ", classes="label")
+        yield Static(f"  {self.info.length_word} ", classes="label", id="length-word")
         yield picker(range(1, 21), self.info.length, "campaign-length")
         if self.game == "victim":
             yield Static("  Match stake ", classes="label")
@@ -267,6 +274,13 @@ class SetupScreen(UsesApp, Screen[None]):
             self.follow_names()
             self.describe(event.select)
 
+    def on_checkbox_changed(self) -> None:
+        """A campaign's length counts laps of Vigo's Favor, or rounds with a House Vigo
+        (which keeps the title): its label says which, as the variant is ticked."""
+        if self.campaign:
+            word = length_word(self.game, self.settings(self.picked("#seat-count")))
+            self.query_one("#length-word", Static).update(f"  {word} ")
+
     def describe(self, select: Select[Any]) -> None:
         """The about line: the kind highlighted in the seat's open list as the person
         moves over it, else the one chosen."""
@@ -321,6 +335,8 @@ class SetupScreen(UsesApp, Screen[None]):
             seats.append(Seat(name, None if kind == HUMAN else kind))
         seed_text = self.query_one("#seed", Input).value
         seed = int(seed_text) if seed_text else int.from_bytes(os.urandom(4), "big")
+        if seed > MAX_SEED:  # the result tells the seed as a command that must take it
+            raise ValueError(f"the seed must be a whole number from 0 to {MAX_SEED}")
         return TableSetup(self.game, self.settings(count), tuple(seats), seed)
 
     def settings(self, count: int) -> Any:
@@ -366,7 +382,7 @@ class SetupScreen(UsesApp, Screen[None]):
             setup = self.table()
             setup.new_game()  # the settings' own checks, before the table is set
         except ValueError as err:
-            self.notify(str(err), title="Cannot start", severity="warning")
+            self.notify(str(err), title="Cannot start", severity="warning", markup=False)
             return
         self.cantina.open_table(setup, instead_of=self)
 
@@ -377,7 +393,9 @@ class SetupScreen(UsesApp, Screen[None]):
             store = self.cantina.campaigns()
             opened = store.open(store.create(campaign))
         except (ValueError, OSError, CampaignError) as err:
-            self.notify(explain(err), title="Cannot start the campaign", severity="warning")
+            self.notify(
+                explain(err), title="Cannot start the campaign", severity="warning", markup=False
+            )
             return
         self.app.pop_screen()
         self.cantina.sit_down(opened)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -50,7 +51,7 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
         info = GAMES[c.game]
         with Vertical(id="standings-box"):
             yield Static(Content(self.headline()), id="standings-title")
-            table: DataTable[str] = DataTable(
+            table: DataTable[str | Text] = DataTable(
                 id="standings-table", cursor_type="none", zebra_stripes=True
             )
             table.add_column("Seat")
@@ -62,7 +63,8 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
             table.add_column("Skill", key="skill")
             table.add_column("Luck", key="luck")
             for s in sorted(c.standings(), key=lambda s: (-s.bank, s.seat)):
-                row = [s.name, str(s.bank), str(s.won)]
+                # a name as given: a plain string cell would be read as Rich markup
+                row: list[str | Text] = [Text(s.name), str(s.bank), str(s.won)]
                 if info.title_holder:
                     row.append(str(s.vigo))
                 row += [str(s.best_streak), "...", "..."]
@@ -98,12 +100,9 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
         return f"{c.name}: finished after {c.played} {unit}{ended}"
 
     def rounds(self) -> list[int]:
-        """The rounds that can be replayed: every finished one and the one under way."""
-        d = self.campaign.data
-        numbers = [r.start.number for r in d.finished]
-        if d.table is not None:
-            numbers.append(d.table.start.number)
-        return numbers
+        """The rounds that can be replayed: every finished one, and the one under way once
+        a move has been made in it."""
+        return self.campaign.replayable()
 
     @on(Button.Pressed, "#replay")
     def replay_pressed(self) -> None:
@@ -134,13 +133,25 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
 
     def replay(self, answer: str) -> None:
         """Sit the viewer at a copy of the round as it began, and play its moves again."""
+        numbers = self.rounds()
+        unit = GAMES[self.campaign.game].unit
         try:
             number = int(answer)
+        except ValueError:
+            self.cannot_replay(
+                f"{answer!r} is not a {unit} number: give one from {numbers[0]} to {numbers[-1]}"
+            )
+            return
+        try:
             self.campaign.replay(number)  # ValueError for a round it does not have
         except ValueError as err:
-            self.notify(str(err), title="Cannot replay", severity="warning")
+            self.cannot_replay(str(err))
             return
         self.cantina.open_replay(self.campaign, number)
+
+    def cannot_replay(self, why: str) -> None:
+        """Say why; the answer is quoted as typed, so it is not read as markup."""
+        self.notify(why, title="Cannot replay", severity="warning", markup=False)
 
     def action_graph(self) -> None:
         """Each seat's bank over the rounds, as a chart (screens/charts.py)."""

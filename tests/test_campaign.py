@@ -427,3 +427,19 @@ def test_an_export_after_a_rename_carries_the_new_name(tmp_path: Path) -> None:
 
     with pytest.raises(CampaignError, match="never replaces"):
         store.export(path, named_file)
+
+
+def test_find_knows_a_damaged_save_by_its_name_when_that_can_be_read(tmp_path: Path) -> None:
+    """A save from a newer cantina, or with a field at fault, still names its campaign:
+    asked for by that name it is found (and then refused as damaged, saying why), not
+    reported missing ("no campaign called 'Friday'")."""
+    store = Store(tmp_path)
+    store.create(named("Saturday"))
+    newer = tmp_path / "from-the-future.json"
+    newer.write_text('{"format": 99, "name": "Friday", "banks": "x"}')
+    (tmp_path / "garbled.json").write_text('{"format": 2, "na')
+    assert store.find("FRIDAY") == newer
+    with pytest.raises(Damaged, match=r"from-the-future.json: \$.format: made by a newer"):
+        store.open(store.find("Friday"))
+    with pytest.raises(NotFound):
+        store.find("garbled name")

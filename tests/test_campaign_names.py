@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textual.widgets import OptionList, Static
+from campaign_driver import drive, new_campaign
+from test_no_color import picture
+from textual.widgets import DataTable, Input, OptionList, Static
 
 from cantina.app import CantinaApp
 from cantina.campaign.series import Campaign
@@ -18,6 +20,7 @@ from cantina.campaign.store import Store, load
 from cantina.games.valdes import ValDesSettings
 from cantina.seating import seats_from_text
 from screens.campaigns import CampaignsScreen
+from screens.standings import StandingsScreen
 from screens.table import TableScreen
 
 HOSTILE = "\u001b]2;PWNED\u0007\u001b[2J"
@@ -85,3 +88,87 @@ async def test_the_saves_list_and_the_table_show_no_terminal_command(tmp_path: P
         assert isinstance(table, TableScreen)
         panel = str(table.query_one("#campaign-panel", Static).render())
         assert "]2;PWNED[2J" in panel and _raw(panel) == []
+
+
+MARKUP = "x [/] y [@click=app.quit]q[/]"
+"""A name that is Textual markup, and bad markup at that: shown as typed, it must neither
+end the app (MarkupError) nor become a link that runs an action."""
+
+
+def _shown(app: CantinaApp) -> str:
+    """The notes on screen, each as its toast says it (not as it wraps)."""
+    return "\n".join(str(toast.render()) for toast in app.screen.query("Toast"))
+
+
+async def test_a_name_or_file_that_looks_like_markup_is_shown_as_written(tmp_path: Path) -> None:
+    """Every note the saves list and the standings show quotes a name, a file or what was
+    typed as it is: importing a save called MARKUP says so, a damaged file called
+    `[@click=app.quit]q.json` says why it cannot be opened, and a replay asked for as
+    `[/]` is refused in words, all with the app still open."""
+    campaign = new_campaign("valdes", 3, 2)
+    campaign.data.name = MARKUP
+    drive(campaign, 3, lambda *_: None)
+    source = Store(tmp_path / "usb").create(campaign)
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    (folder / "[@click=app.quit]q.json").write_text('{"format": 2')
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False, save_dir=folder)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.press("u", "i")
+        await pilot.pause()
+        app.screen.query_one(Input).value = str(source)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CampaignsScreen)
+        assert f"Imported {MARKUP!r}" in _shown(app)
+        imported = app.screen.selected()
+        app.clear_notifications()
+        app.screen.reload(folder / "[@click=app.quit]q.json")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "[@click=app.quit]q.json" in _shown(app)
+        app.clear_notifications()
+        assert imported is not None
+        app.screen.reload(imported.path)
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, StandingsScreen)
+        await pilot.press("p")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "[/]"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, StandingsScreen)
+        assert "'[/]' is not a game number: give one from 1 to 1" in _shown(app)
+    assert app.is_running is False
+
+
+async def test_a_seat_named_like_markup_is_shown_as_written_in_the_standings(
+    tmp_path: Path,
+) -> None:
+    """The standings' table reads a plain string cell as Rich markup: a seat called
+    "[/]ann" ended the app (MarkupError) and "[b]Bo[/b]" lost its brackets. Each name
+    is shown as it was given."""
+    campaign = Campaign.new(
+        "Robots",
+        "valdes",
+        seats_from_text("human:[/]ann,human:[b]Bo[/b]"),
+        ValDesSettings(seats=2),
+        rounds=2,
+        seed=3,
+    )
+    path = Store(tmp_path).create(campaign)
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False, save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("u")
+        await pilot.pause()
+        app.screen.reload(path)
+        await pilot.press("t")
+        await pilot.pause()
+        standings = app.screen
+        assert isinstance(standings, StandingsScreen)
+        grid = standings.query_one(DataTable)
+        names = {str(grid.get_row_at(row)[0]) for row in range(grid.row_count)}
+        assert names == {"[/]ann", "[b]Bo[/b]"}
+        shown = "\n".join(picture(app).lines(grid.region))
+        assert "[/]ann" in shown and "[b]Bo[/b]" in shown, shown

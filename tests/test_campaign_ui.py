@@ -15,7 +15,7 @@ import msgspec
 import pytest
 from test_no_color import picture
 from textual.geometry import Region
-from textual.widgets import DataTable, Input, OptionList, Select, Static
+from textual.widgets import Checkbox, DataTable, Input, OptionList, Select, Static
 
 from cantina.app import CantinaApp
 from cantina.campaign import store as store_module
@@ -246,6 +246,22 @@ async def test_damaged_saves_are_listed_and_left_untouched(tmp_path):
     assert sorted(p.name for p in folder.glob("*.json")) == ["broken.json", "good-one.json"]
 
 
+async def test_a_damaged_save_is_listed_with_its_campaigns_name_when_it_can_be_read(tmp_path):
+    """A save from a newer cantina still says which campaign it is: the list names it
+    beside its file ("DAMAGED  Friday Club (friday.json)"), as `cantina resume` finds it
+    by that name; a save too garbled to name is listed by its file alone."""
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    (folder / "friday.json").write_text('{"format": 99, "name": "Friday Club", "banks": 1}')
+    (folder / "garbled.json").write_text('{"format": 2, "na')
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u")
+        prompts = sorted(str(o.prompt) for o in app.screen.query_one(OptionList).options)
+        assert prompts[0].startswith("DAMAGED  Friday Club (friday.json)  "), prompts
+        assert prompts[1].startswith("DAMAGED  garbled.json  "), prompts
+
+
 async def test_rename_delete_with_confirmation_and_export(tmp_path):
     folder = tmp_path / "saves"
     path = saved(folder, "Old Name", "vigo", "you,Expert", VigoSettings(seats=2), 2)
@@ -333,6 +349,69 @@ async def test_campaign_ends_with_standings_and_a_round_replays(tmp_path):
         assert replay.query_one(NarrationLog).lines == played_lines
         assert not isinstance(app.screen, ResultScreen), "a replay offers no play-on"
     assert load(path).over
+
+
+async def test_the_replay_offered_between_rounds_is_one_played(tmp_path):
+    """Between two rounds the next is dealt but nothing has been played in it: the
+    standings offer the rounds played, their last as the answer, and Enter replays it
+    (it offered the dealt round, which has nothing to replay, and refused it)."""
+    folder = tmp_path / "saves"
+    path = saved(folder, "Robots", "valdes", "Expert,Bold", ValDesSettings(seats=2), 3)
+    with Store(folder).open(path) as session:
+        campaign = session.campaign
+        table = campaign.table()
+        while table.game.pending is not None:
+            table.submit(table.game.pending.seat, table.ai_move())
+    assert load(path).played == 1 and load(path).data.table is not None
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "t", "p")
+        ask = app.screen
+        assert isinstance(ask, AskScreen)
+        assert ask.question == "Replay which game? (1 to 1)"
+        assert ask.query_one(Input).value == "1"
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, TableScreen), notes(app)
+        assert "Replay of game 1" in str(app.screen.query_one("#status-bar").render())
+
+
+async def test_with_a_house_vigo_the_campaigns_length_is_labelled_rounds(tmp_path):
+    """VF-13: a House Vigo keeps the title, so a campaign's length counts rounds, not
+    laps; the setup's label says so as the variant is ticked (it said Laps: 3 laps of 4
+    seats, 12 rounds expected, made 3)."""
+    folder = tmp_path / "saves"
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "c", "v")
+        await pilot.pause()
+        setup = app.screen
+        assert isinstance(setup, SetupScreen)
+        word = setup.query_one("#length-word", Static)
+        assert str(word.render()).strip() == "Laps"
+        setup.query_one("#house-vigo", Checkbox).value = True
+        await pilot.pause()
+        assert str(word.render()).strip() == "Rounds"
+        setup.query_one("#house-vigo", Checkbox).value = False
+        await pilot.pause()
+        assert str(word.render()).strip() == "Laps"
+        setup.query_one("#house-vigo", Checkbox).value = True
+        setup.query_one("#campaign-length", Select).value = 3
+        await pilot.pause()
+        await keys(pilot, "ctrl+s")
+        assert isinstance(app.screen, TableScreen)
+    [path] = folder.glob("*.json")
+    assert load(path).data.rounds == 3
+
+
+async def test_the_arrow_keys_move_through_the_games_of_a_new_campaign(tmp_path):
+    """As on the menu, the arrow keys move through "which game?" and Enter picks the one
+    reached (they did nothing there: Enter always took the first, Vigo's Favor)."""
+    app = app_for(tmp_path / "saves")
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "c", "down", "down", "up", "enter")
+        await pilot.pause()
+        setup = app.screen
+        assert isinstance(setup, SetupScreen) and setup.campaign and setup.game == "valdes"
 
 
 def test_snapshot_campaign_setup(snap_compare, tmp_path):
@@ -478,6 +557,48 @@ async def test_a_damaged_import_is_refused_and_the_folder_left_alone(tmp_path):
         assert len(app.screen.entries) == 1
     assert folder_files(folder) == before
     assert bad.read_bytes() == b'{"format": 2, "name": "x", "banks": "lots"}'
+
+
+@pytest.mark.parametrize("key", ["e", "i"], ids=["export", "import"])
+@pytest.mark.parametrize("typed", ["~nobody-here-at-all/x.json", "/tmp/a\0b.json"])
+async def test_a_path_that_leads_nowhere_is_refused_in_words(tmp_path, key, typed):
+    """Export and import take a typed path: one starting at the home of a user there is
+    not (Path raised RuntimeError), or holding a NUL (ValueError), ended the app; each is
+    refused with a sentence now, and the folder is left as it was."""
+    folder = tmp_path / "saves"
+    saved(folder, "Kept", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    before = folder_files(folder)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", key)
+        app.screen.query_one(Input).value = typed
+        await keys(pilot, "enter")
+        assert isinstance(app.screen, CampaignsScreen)
+        said = " ".join(notes(app))
+        assert "Not done: " in said and (
+            "there is no user 'nobody-here-at-all' here" in said or "NUL" in said
+        ), said
+    assert folder_files(folder) == before
+
+
+async def test_a_save_deleted_elsewhere_leaves_the_list_when_it_cannot_be_opened(tmp_path):
+    """Another cantina (or the player's shell) deletes a save while this list shows it:
+    Enter says it cannot be read, and the list is read again, without it (it stayed
+    listed, and every Enter said the same)."""
+    folder = tmp_path / "saves"
+    saved(folder, "Kept", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    gone = saved(folder, "Gone", "vigo", "you,Expert", VigoSettings(seats=2), 4)
+    os.utime(gone, (2_000_000_000, 2_000_000_000))  # listed first, highlighted
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u")
+        listing = app.screen
+        assert isinstance(listing, CampaignsScreen) and listing.selected().path == gone
+        gone.unlink()
+        await keys(pilot, "enter")
+        assert app.screen is listing
+        assert any("gone.json: cannot be read" in n for n in notes(app)), notes(app)
+        assert [e.path.name for e in listing.entries] == ["kept.json"]
 
 
 async def test_import_and_export_are_not_offered_over_ssh(tmp_path):

@@ -17,7 +17,8 @@ from test_no_color import picture
 
 from cantina.app import CantinaApp
 from cantina.campaign.series import Campaign
-from cantina.campaign.store import Store
+from cantina.campaign.store import Store, load
+from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.seating import seats_from_text
 from cantina.tournament import Outcome, Rating, TournamentResult
@@ -100,6 +101,109 @@ def test_bank_history_is_the_start_then_each_round(tmp_path):
     assert history[0] == [20, 20, 20]
     assert history[1:] == [list(r.banks) for r in data.finished]
     assert history[-1] == list(data.banks) and len(history) == 4
+
+
+async def test_before_any_round_has_finished_the_chart_says_so(tmp_path):
+    """A campaign's first round under way has no bank to draw but the starting one: the
+    chart screen says when there will be (it drew one dot a seat on an axis of 10 to 30
+    in thirds)."""
+    campaign = Campaign.new(
+        "Robots", "vigo", seats_from_text("you,Bold"), VigoSettings(seats=2), rounds=2, seed=1
+    )
+    path = Store(tmp_path).create(campaign)
+    app = app_for(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("t")  # the standings, from the table
+        await to_standings(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        assert isinstance(app.screen, BankChartScreen)
+        assert not app.screen.query(BankChart)
+        shown = " ".join(picture(app).lines(app.screen.region))
+        assert "No round has finished yet." in shown, shown
+        await pilot.press("g")
+        await pilot.pause()
+        assert isinstance(app.screen, StandingsScreen)
+
+
+def broke_campaign(folder: Path) -> Path:
+    """A Victim! campaign at a match stake of 10 that ends after two matches (a seat
+    cannot pay): banks of 0 to 40 over two matches."""
+    campaign = Campaign.new(
+        "Broke",
+        "victim",
+        seats_from_text("Expert,Bold,Rookie"),
+        VictimSettings(),
+        rounds=10,
+        seed=2,
+        match_stake=10,
+    )
+    path = Store(folder).create(campaign)
+    with Store(folder).open(path) as session:
+        table = session.campaign.table()
+        while not session.campaign.over:
+            while table.game.pending is not None:
+                table.submit(table.game.pending.seat, table.ai_move())
+            if not session.campaign.over:
+                table.next_game()
+    return path
+
+
+@pytest.mark.parametrize("made", [finished_campaign, broke_campaign], ids=["vigo", "victim"])
+async def test_the_bank_axis_is_marked_in_whole_credits(tmp_path, made):
+    """Banks are whole credits: every mark on the chart's bank axis is a whole number (it
+    read 40.0, 33.3, 26.7, ... over banks of 0 to 40), a round step apart, and the
+    marks span the banks drawn."""
+    path = made(tmp_path)
+    app = app_for(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_standings(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        chart = app.screen.query_one(BankChart)
+        lines = picture(app).lines(chart.region)
+        marks = [int(line.split("┤")[0]) for line in lines if "┤" in line]
+        assert len(marks) >= 3, lines
+        steps = {high - low for low, high in zip(marks[1:], marks, strict=False)}
+        assert len(steps) == 1 and steps.pop() in (1, 2, 5, 10, 20, 50), marks
+        banks = [bank for banks in bank_history(load(path)) for bank in banks]
+        assert min(marks) >= min(banks) and max(marks) <= max(banks)
+
+
+async def test_a_long_campaigns_chart_opens_with_a_mark_every_few_rounds(tmp_path):
+    """Past a dozen rounds the chart left the round marks to plotext (xticks(None)), which
+    raised TypeError: g on the standings of a campaign of 12 rounds or more ended the app.
+    Its round axis is marked a round step apart now, every mark a whole round."""
+    campaign = Campaign.new(
+        "Long",
+        "victim",
+        seats_from_text("Expert,Bold,Rookie"),
+        VictimSettings(),
+        rounds=20,
+        seed=5,
+        match_stake=0,
+    )
+    path = Store(tmp_path).create(campaign)
+    with Store(tmp_path).open(path) as session:
+        table = session.campaign.table()
+        while not session.campaign.over:
+            while table.game.pending is not None:
+                table.submit(table.game.pending.seat, table.ai_move())
+            if not session.campaign.over:
+                table.next_game()
+    assert load(path).played == 20
+    app = app_for(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_standings(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        assert isinstance(app.screen, BankChartScreen)
+        chart = app.screen.query_one(BankChart)
+        lines = picture(app).lines(chart.region)
+        axis = next(i for i, line in enumerate(lines) if "└" in line)
+        marks = [int(mark) for mark in lines[axis + 1].split()]
+        assert marks == list(range(0, 21, 2)), lines[axis + 1]
 
 
 # --- snapshots at 80x24 ------------------------------------------------------------------

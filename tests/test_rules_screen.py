@@ -19,6 +19,7 @@ import pytest
 from textual.app import App
 from textual.widgets import Markdown, TabbedContent
 
+from cantina.games import GAMES
 from screens.rules import TITLES, RulesScreen, rules_text
 
 SOURCES = Path(__file__).resolve().parents[2] / "shared" / "rules"
@@ -335,3 +336,26 @@ def test_each_text_reads_on_a_small_terminal(game_id):
     assert max(map(len, lines)) <= 78
     headings = [line for line in lines if line.startswith("## ")]
     assert headings[-1] == "## In this cantina"
+
+
+def setting_lines(text: str) -> dict[str, str]:
+    """The bullets of the text's last section, "In this cantina", by their bold title
+    (lower case), each with its continuation lines joined."""
+    section = text[text.index("## In this cantina") :]
+    bullets = re.findall(r"^- \*\*([^*]+)\*\*:(.*(?:\n  .*)*)", section, re.MULTILINE)
+    return {title.lower(): " ".join(said.split()) for title, said in bullets}
+
+
+@pytest.mark.parametrize("game_id", list(TITLES))
+def test_each_text_gives_the_defaults_the_setup_offers(game_id):
+    """Every setting the table's setup offers is listed under "In this cantina" with the
+    value a new table starts with (Val-Des's ante is 1 there, not the rules' 0)."""
+    listed = setting_lines(rules_text(game_id))
+    for setting in GAMES[game_id].choices():
+        said = next((s for title, s in listed.items() if setting.title.lower() in title), None)
+        assert said is not None, f"{game_id}.md lists no {setting.title!r}: {sorted(listed)}"
+        if setting.kind is bool:
+            default = f"{'on' if setting.default else 'off'} unless changed"
+        else:
+            default = f"{setting.default} unless changed"
+        assert default in said, f"{game_id}.md: {setting.title!r} says {said!r}, not {default!r}"

@@ -27,7 +27,9 @@ GameId = Literal["vigo", "valdes", "victim"]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 Bank = Annotated[int, msgspec.Meta(ge=0, le=1_000_000_000)]
 SeatNo = Annotated[int, msgspec.Meta(ge=0, lt=MAX_SEATS)]
-Seed = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+MAX_SEED = 2**63 - 1
+"""The largest seed a table or campaign takes (as `cantina play --seed` does)."""
+Seed = Annotated[int, msgspec.Meta(ge=0, le=MAX_SEED)]
 
 
 class SeatRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -54,6 +54,14 @@ def campaign_name(text: str) -> str:
     return clean_name(text, "Campaign", MAX_CAMPAIGN_NAME)
 
 
+def length_word(game: str, settings: Any) -> str:
+    """What a campaign's length counts, as its setup labels it: laps of Vigo's Favor,
+    unless a House Vigo keeps the title (then rounds, as `rounds_for` counts them)."""
+    if game == "vigo" and settings.house_vigo:
+        return "Rounds"
+    return GAMES[game].length_word
+
+
 def rounds_for(game: str, settings: Any, seats: int, length: int) -> int:
     """How many rounds a campaign of `length` plays: at Vigo's Favor a lap passes the title
     round every seat once (VF-11), so a lap is as many rounds as seats, unless a House Vigo
@@ -380,11 +388,21 @@ class Campaign:
         setup = msgspec.structs.replace(self.setup(), seed=start.seed)
         return LiveTable(setup, self.start_game(start)), moves
 
-    def _round(self, number: int) -> tuple[Start, list[Move]]:
+    def replayable(self) -> list[int]:
+        """The rounds that can be replayed, in order: every finished one, and the one under
+        way once a move has been made in it (one only dealt has nothing to show)."""
+        return sorted(self._records())
+
+    def _records(self) -> dict[int, tuple[Start, msgspec.Raw]]:
         d = self.data
         records = {r.start.number: (r.start, r.moves) for r in d.finished}
         if d.table is not None and msgspec.json.decode(bytes(d.table.moves)):  # begun, not dealt
             records[d.table.start.number] = (d.table.start, d.table.moves)
+        return records
+
+    def _round(self, number: int) -> tuple[Start, list[Move]]:
+        d = self.data
+        records = self._records()
         if number not in records:
             have = ", ".join(map(str, sorted(records))) or "none yet"
             raise ValueError(f"no {GAMES[d.game].unit} {number} to replay (there are: {have})")

@@ -197,6 +197,17 @@ def name_in(raw: bytes) -> str | None:
         return None
 
 
+def readable_name(path: Path) -> str | None:
+    """The campaign name a damaged save holds, when that much of it can be read (so the
+    list can say which campaign it was, and asking for it by name says it is damaged,
+    not missing); None when it cannot."""
+    try:
+        name = name_in(read(path))
+    except Damaged:
+        return None
+    return campaign_name(name) if name else None
+
+
 @dataclass(frozen=True)
 class Entry:
     """One file in the save folder: a campaign, or why it could not be read."""
@@ -206,6 +217,8 @@ class Entry:
     """What the list shows of it (read from its listing, not its whole history)."""
     problem: Damaged | None
     modified: float
+    called: str | None = None
+    """A damaged save's campaign name, when that much of it can be read (cleaned)."""
 
     @property
     def file(self) -> str:
@@ -253,7 +266,7 @@ class Store:
             try:
                 found.append(Entry(path, Listed(load(path).listing()), None, modified))
             except Damaged as problem:
-                found.append(Entry(path, None, problem, modified))
+                found.append(Entry(path, None, problem, modified, readable_name(path)))
         found.sort(key=lambda e: e.modified, reverse=True)
         return found
 
@@ -278,18 +291,21 @@ class Store:
             if entry.path.name == given:
                 return entry.path
         wanted, cleaned = given.casefold(), campaign_name(given).casefold()
+        called = {
+            entry.path: entry.campaign.name if entry.campaign else entry.called for entry in entries
+        }
         found = [
             entry
             for entry in entries
             if wanted in (entry.path.name.casefold(), entry.path.stem.casefold())
-            or (entry.campaign is not None and entry.campaign.name.casefold() == cleaned)
+            or (called[entry.path] or "").casefold() == cleaned
         ]
         if not found:
             raise NotFound(f"no campaign called {name!r} in {self.folder}")
         if len(found) > 1:
             raise Ambiguous(
                 name,
-                [(e.campaign.name if e.campaign else "a damaged save", e.path.name) for e in found],
+                [(called[e.path] or "a damaged save", e.path.name) for e in found],
             )
         return found[0].path
 
