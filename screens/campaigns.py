@@ -15,7 +15,7 @@ from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from cantina.campaign.errors import CampaignError, explain
-from cantina.campaign.store import Entry
+from cantina.campaign.store import Entry, typed_path
 from cantina.games import GAMES
 from screens.dialogs import AskScreen, ConfirmScreen
 from screens.footer import CantinaFooter
@@ -242,19 +242,6 @@ class CampaignsScreen(UsesApp, Screen[None]):
         else:
             keep = made if isinstance(made, Path) else keep
         self.reload(keep)
-
-
-def typed_path(text: str) -> Path:
-    """A path as the player typed it, `~` and `~user` expanded; CampaignError saying why
-    when it cannot lead anywhere (Path raises RuntimeError for an unknown user, and the
-    system ValueError for a NUL)."""
-    if "\0" in text:
-        raise CampaignError("a path cannot hold a NUL character")
-    try:
-        return Path(text).expanduser()
-    except RuntimeError:
-        user = text[1:].split(os.sep, 1)[0]
-        raise CampaignError(f"there is no user {user!r} here for {text!r} to start from") from None
 
 
 def _option(entry: Entry) -> Option:

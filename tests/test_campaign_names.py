@@ -172,3 +172,18 @@ async def test_a_seat_named_like_markup_is_shown_as_written_in_the_standings(
         assert names == {"[/]ann", "[b]Bo[/b]"}
         shown = "\n".join(picture(app).lines(grid.region))
         assert "[/]ann" in shown and "[b]Bo[/b]" in shown, shown
+
+
+async def test_every_note_is_shown_as_written_from_the_app_or_a_screen(tmp_path: Path) -> None:
+    """Notes quote what players and saves chose; one that looks like markup, sent by the
+    app or by a screen (Textual's screens ask for markup by default), is shown as written
+    and the app goes on."""
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False, save_dir=tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        app.notify(f"app: {MARKUP}")
+        app.screen.notify(f"screen: {MARKUP}", title="[b]t[/b]")
+        await pilot.pause()
+        await pilot.pause(0.1)
+        shown = _shown(app)
+        assert f"app: {MARKUP}" in shown and f"screen: {MARKUP}" in shown
+        assert app.is_running

@@ -21,6 +21,7 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 
@@ -124,6 +125,21 @@ class CantinaApp(OneLineCrash, App[None]):
         if self.preferences.theme in self.available_themes:
             # Not `self.theme = ...`: that re-parses every stylesheet (see start_with_theme).
             start_with_theme(self, self.preferences.theme)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every note as it is written, never as markup: notes quote names, files, typed
+        paths and reasons that players and saves chose, and `x [/] y` read as markup ends
+        the app. Textual's screens and widgets ask for markup by default, so it is refused
+        here, where they all arrive."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def get_css_variables(self) -> dict[str, str]:
         """The theme's CSS variables, worked out once a process for each theme (Textual's
@@ -304,11 +320,13 @@ class CantinaApp(OneLineCrash, App[None]):
             return  # stay: the next decision tries to save again
 
         def export(where: str | None) -> None:
+            from cantina.campaign.store import typed_path
+
             if not where:
                 self.leave_campaign(saved, anyway)  # asked again: nothing is left unsaid
                 return
             try:
-                made = session.export(Path(where).expanduser())
+                made = session.export(typed_path(where))
             except CampaignError as err:
                 self.notify(str(err), title="Not exported", severity="error")
             except OSError as err:

@@ -396,6 +396,19 @@ def free_name(name: str, taken: Collection[str]) -> str:
     raise NameTaken(f"too many campaigns called {name!r}")
 
 
+def typed_path(text: str) -> Path:
+    """A path as the player typed it, `~` and `~user` expanded; CampaignError saying why
+    when it cannot lead anywhere (Path raises RuntimeError for an unknown user, and the
+    system ValueError for a NUL)."""
+    if "\0" in text:
+        raise CampaignError("a path cannot hold a NUL character")
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        user = text[1:].split(os.sep, 1)[0]
+        raise CampaignError(f"there is no user {user!r} here for {text!r} to start from") from None
+
+
 def export_bytes(raw: bytes, name: str, destination: Path) -> Path:
     """`raw` (a save's bytes) at `destination`: a new file, or a new file named after the
     campaign `name` in the folder `destination` (CampaignError: never over a file)."""
