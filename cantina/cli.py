@@ -545,25 +545,29 @@ def build_parser() -> argparse.ArgumentParser:
 def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | None = None) -> int:
     """Open the cantina: the menu, a table set from `cantina play`'s arguments, or a
     saved campaign."""
-    start = None
     folder = save_folder(args)
-    if table:
-        from cantina.games.table import checked
-        from cantina.seating import TableSetup, seats_from_text
-
-        words = seat_words(args.seats or GAMES[args.game].play_seats, GAMES[args.game])
-        try:
-            seats = seats_from_text(",".join(words))
-            settings = checked(table_settings(args.game, len(seats), args))
-        except ValueError as err:
-            fail(str(err))
-        seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
-        start = TableSetup(args.game, settings, seats, seed)
+    start = play_setup(args) if table else None
     from cantina.app import CantinaApp
 
     app = CantinaApp(start=start, resume=resume, save_dir=folder)
     app.run()
     return app.return_code or 0
+
+
+def play_setup(args: argparse.Namespace) -> Any:
+    """The table `cantina play`'s arguments set (a TableSetup); one line, status 1, for
+    seats or settings the game does not take."""
+    from cantina.games.table import checked
+    from cantina.seating import TableSetup, seats_from_text
+
+    words = seat_words(args.seats or GAMES[args.game].play_seats, GAMES[args.game])
+    try:
+        seats = seats_from_text(",".join(words))
+        settings = checked(table_settings(args.game, len(seats), args))
+    except ValueError as err:
+        fail(str(err))
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    return TableSetup(args.game, settings, seats, seed)
 
 
 def save_folder(args: argparse.Namespace) -> Path:

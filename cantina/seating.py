@@ -6,6 +6,7 @@ tables, so a table is described the same way wherever it is set up.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
@@ -86,3 +87,51 @@ def numbered(names: Sequence[str]) -> list[str]:
         f"{name} {names[:i].count(name) + 1}" if names.count(name) > 1 else name
         for i, name in enumerate(names)
     ]
+
+
+def play_command(setup: TableSetup) -> str | None:
+    """The `cantina play` command that sits down at this table again, dealing the same
+    dice to the same seats under the same settings: its seed, and its seats and settings
+    where they differ from the command's own. None when its seats cannot be said as
+    `--seats` words (a name with a comma)."""
+    info = GAMES[setup.game]
+    if any("," in seat.name for seat in setup.seats):
+        return None
+    places = list(enumerate(setup.seats, 1))
+    words = [_seat_word(seat, named=not _usual_name(seat, n)) for n, seat in places]
+    if seats_from_text(",".join(words)) != setup.seats:  # numbered otherwise: name them all
+        words = [_seat_word(seat, named=True) for _, seat in places]
+        if seats_from_text(",".join(words)) != setup.seats:
+            return None
+    parts = ["cantina", "play", setup.game, "--seed", str(setup.seed)]
+    if seats_from_text(info.play_seats) != setup.seats:
+        parts += ["--seats", ",".join(words)]
+    usual = info.settings_for(len(setup.seats))
+    variants = []
+    for setting in info.choices():
+        value = getattr(setup.settings, setting.name)
+        if value == getattr(usual, setting.name):
+            continue
+        if setting.kind is bool:
+            variants.append(setting.flag if value else f"no-{setting.flag}")
+        else:
+            parts += [f"--{setting.flag}", str(value)]
+    if variants:
+        parts += ["--variants", ",".join(variants)]
+    return shlex.join(parts)
+
+
+def _usual_name(seat: Seat, number: int) -> bool:
+    """Whether `--seats` gives the seat its name unasked: `Player 3`, `Bold`, `Bold 2`."""
+    if seat.temperament is None:
+        return seat.name == f"Player {number}"
+    base, _, count = seat.name.rpartition(" ")
+    return seat.name == seat.temperament or (base == seat.temperament and count.isdigit())
+
+
+def _seat_word(seat: Seat, *, named: bool) -> str:
+    """A seat as `--seats` says it: `you` or `human:Name`, a temperament or
+    `Temperament:Name`."""
+    if seat.temperament is None:
+        return f"human:{seat.name}" if named else "you"
+    return f"{seat.temperament}:{seat.name}" if named else seat.temperament
