@@ -69,6 +69,13 @@ def test_a_listing_edited_apart_from_its_campaign_is_refused_on_opening(tmp_path
     assert entry.campaign is not None and "999" in entry.campaign.summary()
     with pytest.raises(Damaged, match=r"\$\.listing: edited: differs from the campaign"):
         Store(tmp_path).open(path)
+    # refused once, it is listed as damaged (by name) until the file changes
+    (entry,) = Store(tmp_path).entries()
+    assert entry.campaign is None and entry.problem is not None
+    assert entry.problem.field == "$.listing" and entry.called == doc["name"]
+    path.write_text(json.dumps(doc, indent=2))
+    (entry,) = Store(tmp_path).entries()
+    assert entry.campaign is not None, "a changed file is listed from its listing again"
 
 
 def test_a_file_cut_short_is_not_listed_from_its_first_bytes(tmp_path: Path) -> None:

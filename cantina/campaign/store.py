@@ -11,6 +11,7 @@ name and the field at fault, and never written, renamed or deleted.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -167,8 +168,34 @@ def read(path: Path) -> bytes:
 
 
 def load(path: Path) -> Campaign:
-    """The campaign in `path` (Damaged, naming the file and field, if it cannot be)."""
-    return campaign_in(read(path), path.name)
+    """The campaign in `path` (Damaged, naming the file and field, if it cannot be). A
+    refusal is remembered for the file as it stands (`refused`)."""
+    try:
+        return campaign_in(read(path), path.name)
+    except Damaged as problem:
+        with contextlib.suppress(OSError):
+            _REFUSED[path.resolve()] = (_signature(path), problem)
+        raise
+
+
+_REFUSED: dict[Path, tuple[tuple[int, int], Damaged]] = {}
+"""Saves whose listing reads well but which were refused when loaded whole (a hand-edited
+history), with the file's size and time then: the list shows them damaged from then on,
+in this process, until the file changes."""
+
+
+def _signature(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return (stat.st_size, stat.st_mtime_ns)
+
+
+def refused(path: Path) -> Damaged | None:
+    """Why the save at `path`, as it stands, was refused when loaded whole, if it was."""
+    known = _REFUSED.get(path.resolve())
+    try:
+        return known[1] if known is not None and known[0] == _signature(path) else None
+    except OSError:
+        return None
 
 
 def campaign_in(raw: bytes, file: str) -> Campaign:
@@ -260,6 +287,10 @@ class Store:
             except OSError:
                 continue
             listing = read_listing(path)
+            problem = refused(path)
+            if listing is not None and problem is not None:  # its listing does not tell
+                found.append(Entry(path, None, problem, modified, campaign_name(listing.name)))
+                continue
             if listing is not None:
                 found.append(Entry(path, Listed(listing), None, modified))
                 continue
