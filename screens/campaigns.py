@@ -176,21 +176,22 @@ class CampaignsScreen(UsesApp, Screen[None]):
         )
 
     def action_delete(self) -> None:
-        entry = self.usable()
-        if entry is None or entry.campaign is None:
+        """A campaign, or a damaged save (nothing here ever writes to one, but its player
+        may want it gone: it can never be played), once the player is sure."""
+        entry = self.selected()
+        if entry is None:
             return
 
         def delete(sure: bool | None) -> None:
             if sure:
                 self.guarded(lambda: self.store.delete(entry.path))
 
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Delete the campaign {entry.campaign.name!r} ({entry.file})? "
-                "Its save cannot be brought back."
-            ),
-            delete,
-        )
+        if entry.campaign is not None:
+            question = f"Delete the campaign {entry.campaign.name!r} ({entry.file})? Its save"
+        else:
+            called = f"{entry.called!r}, " if entry.called else ""
+            question = f"Delete the damaged save {called}{entry.file}? It can never be played; it"
+        self.app.push_screen(ConfirmScreen(f"{question} cannot be brought back."), delete)
 
     def action_export(self) -> None:
         entry = self.selected()

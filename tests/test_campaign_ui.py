@@ -237,13 +237,35 @@ async def test_damaged_saves_are_listed_and_left_untouched(tmp_path):
         prompts = [str(o.prompt) for o in listing.query_one(OptionList).options]
         assert "Good One" in prompts[0]
         assert "DAMAGED" in prompts[1] and "broken.json" in prompts[1]
-        await pilot.press("down", "enter", "n", "x")
+        await pilot.press("down", "enter", "n")
         await pilot.pause()
         assert isinstance(app.screen, CampaignsScreen)
         shown = [n.message for n in app._notifications]
         assert any("broken.json" in m for m in shown), shown
+        await keys(pilot, "x")  # deleting asks first, naming it damaged; no keeps it
+        assert isinstance(app.screen, ConfirmScreen)
+        question = str(app.screen.query_one(Static).render())
+        assert question.startswith("Delete the damaged save broken.json? It can never be played")
+        await keys(pilot, "n")
     assert hashlib.sha256(bad.read_bytes()).hexdigest() == digest
     assert sorted(p.name for p in folder.glob("*.json")) == ["broken.json", "good-one.json"]
+
+
+async def test_a_damaged_save_can_be_deleted_once_its_player_is_sure(tmp_path):
+    """It can never be played, so its player may want it gone: `x`, then yes, deletes it
+    (and nothing else)."""
+    folder = tmp_path / "saves"
+    saved(folder, "Good One", "vigo", "you,Expert", VigoSettings(seats=2), 2)
+    bad = folder / "broken.json"
+    bad.write_bytes(b'{"format": 2, "name": "x", "banks": "lots"')
+    old = os.stat(bad).st_mtime - 3600
+    os.utime(bad, (old, old))  # listed after the good one
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "down", "x", "y")
+        assert isinstance(app.screen, CampaignsScreen)
+        assert len(app.screen.entries) == 1
+    assert sorted(p.name for p in folder.glob("*.json")) == ["good-one.json"]
 
 
 async def test_a_damaged_save_is_listed_with_its_campaigns_name_when_it_can_be_read(tmp_path):

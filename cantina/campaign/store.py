@@ -401,9 +401,15 @@ class Store:
         rename_in(self, path, name)
 
     def delete(self, path: Path) -> None:
-        with self.open(path):
+        """Delete a save no cantina has open (InUse otherwise), whole or damaged: only
+        its lock is needed, not its campaign."""
+        lock = CampaignLock(path)
+        lock.acquire(campaign_name(readable_name(path) or path.stem))
+        try:
             path.unlink()
-        path.with_name(f".{path.stem}.lock").unlink(missing_ok=True)
+        finally:
+            lock.release()
+        lock.path.unlink(missing_ok=True)
 
     def export(self, path: Path, destination: Path) -> Path:
         """A copy of a save at `destination`: a file that must not exist, or a folder, where
