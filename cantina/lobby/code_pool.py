@@ -45,7 +45,8 @@ class CodePool:
         """Keep holding this host's join codes for its next tables (every CODE_RENEW) and
         those of its new tables whose record is still on its way (every beat), and draw
         more until it holds CODE_POOL: a code a table has, or another host holds, is drawn
-        again (StoreAway). One round trip for each, and none for a pool full and not due."""
+        again (StoreAway). A round trip for each BEAT_CHUNK codes (`_held`), and none for a
+        pool full and not due."""
         waiting = [code for code in self.tables if shared.pending(code)]
         now = time.monotonic()
         if now >= self.renew_at:

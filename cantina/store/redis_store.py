@@ -207,10 +207,10 @@ LEASE_MS = 4000
 HERE_MS = 4000
 """How long a host's word that someone follows a table holds unless said again."""
 BEAT_CHUNK = 16
-"""Scripts a beat sends in one round trip at most: its answers are read and decoded in one
-step of the event loop, in which no keystroke is answered (with 44 tables, a beat of 89
-scripts in one round trip held the loop for 5 ms on a quiet machine, up to 26 ms on a busy
-one); each round trip of 16 holds it for about 1 ms."""
+"""Scripts a beat sends in one round trip at most: a round trip's answers are read and
+decoded in one step of the event loop, in which no keystroke is answered (with 44 tables,
+a beat's 89 scripts in one round trip held the loop for 5 ms on a quiet machine, 13 to 19
+ms in a busy benchmark run; in round trips of 16, for about 1 ms at a time)."""
 
 
 class Seating(msgspec.Struct, frozen=True):
