@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 from cantina.lobby.table import MAX_TABLES, SharedTable
-from cantina.store.redis_store import RESERVE_MS, RedisStore
+from cantina.store.redis_store import BEAT_CHUNK, RESERVE_MS, RedisStore
 
 CODE_POOL = MAX_TABLES
 """Join codes a host of a shared lobby holds in Redis ahead of its next tables: as many
@@ -45,15 +45,16 @@ class CodePool:
         """Keep holding this host's join codes for its next tables (every CODE_RENEW) and
         those of its new tables whose record is still on its way (every beat), and draw
         more until it holds CODE_POOL: a code a table has, or another host holds, is drawn
-        again (StoreAway). One round trip for each, and none for a pool full and not due."""
+        again (StoreAway). A round trip for each BEAT_CHUNK codes (`_held`), and none for a
+        pool full and not due."""
         waiting = [code for code in self.tables if shared.pending(code)]
         now = time.monotonic()
         if now >= self.renew_at:
-            held = await shared.reserve(self.host_id, [*self.codes, *waiting])
+            held = await self._held(shared, [*self.codes, *waiting])
             self.codes = [code for code in self.codes if code in held]
             self.renew_at = now + CODE_RENEW
         elif waiting:
-            await shared.reserve(self.host_id, waiting)
+            await self._held(shared, waiting)
         for _ in range(CODE_ROUNDS):
             drawn: list[str] = []
             for _ in range(CODE_POOL - len(self.codes)):
@@ -62,8 +63,17 @@ class CodePool:
                     drawn.append(code)
             if not drawn:
                 break
-            held = await shared.reserve(self.host_id, drawn)
+            held = await self._held(shared, drawn)
             self.codes += [code for code in drawn if code in held]
+
+    async def _held(self, shared: RedisStore, codes: list[str]) -> set[str]:
+        """Hold these codes for this host: those it holds now (StoreAway). BEAT_CHUNK
+        codes a round trip, the loop running between them: the whole pool's answers, read
+        in one step, held every keystroke back for as long."""
+        held: set[str] = set()
+        for start in range(0, len(codes), BEAT_CHUNK):
+            held |= await shared.reserve(self.host_id, codes[start : start + BEAT_CHUNK])
+        return held
 
     def take(self) -> str | None:
         """A held code no open table has, out of the pool (None when it holds none)."""
