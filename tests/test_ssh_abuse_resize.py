@@ -1,0 +1,95 @@
+"""A resize storm (bench_ssh.py --abuse d: sessions of one address sending window changes
+every 5 ms) against the host, with real asyncssh clients on 127.0.0.1: what the host does
+with the storm's bytes, and what each resize costs it."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+import asyncssh
+import pytest
+from ssh_clients import Terminal, make_key
+
+from cantina.ssh.budget import READ_STEP
+from cantina.ssh.keys import load_or_create_host_key
+from cantina.ssh.limits import Limits
+from cantina.ssh.server import Host, HostOptions
+
+
+@pytest.fixture
+def host_key(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
+    return tmp_path / "host_key"
+
+
+async def start_host(host_key: Path, **limits: object) -> Host:
+    options = HostOptions(
+        port=0, host_key=host_key, open=True, limits=dataclasses.replace(Limits(), **limits)
+    )
+    host = Host(options, None)
+    await host.start(load_or_create_host_key(host_key))
+    return host
+
+
+async def connect_from(
+    port: int, address: str, key: asyncssh.SSHKey, size: tuple[int, int] = (80, 24)
+) -> tuple[asyncssh.SSHClientConnection, asyncssh.SSHClientChannel, Terminal]:
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username="player",
+        client_keys=[key],
+        known_hosts=None,
+        agent_path=None,
+        connect_timeout=10,
+        local_addr=(address, 0),
+    )
+    chan, terminal = await conn.create_session(
+        Terminal, term_type="xterm-256color", term_size=size, encoding=None
+    )
+    await terminal.expect("shared tables", timeout=30)
+    return conn, chan, terminal
+
+
+async def test_a_storms_bytes_are_read_a_few_milliseconds_at_a_time(tmp_path, host_key):
+    """Three thousand window changes sent at once (some 200 KB): the host reads them
+    `READ_STEP` of work at a time, one turn of the loop each, so another player's key
+    waits at most that long behind them. (Read in slices of 4 KB until the session was
+    in debt, a fresh session's burst of them was read whole in one step: 64 KB at once,
+    a tenth of a second of the loop.)"""
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    conn, chan, _ = await connect_from(host.port, "127.0.0.2", key)
+    try:
+        (session,) = host.sessions
+        reader = session.gate.reader
+        assert reader is not None
+        read_by_step: list[int] = []
+        ssh_layer, drain = reader._read, reader._drain
+
+        def counted_read(chunk: bytes) -> None:
+            read_by_step[-1] += len(chunk)
+            ssh_layer(chunk)
+
+        def counted_drain() -> None:
+            read_by_step.append(0)
+            drain()
+
+        reader._read = counted_read  # type: ignore[method-assign]
+        reader._drain = counted_drain  # type: ignore[method-assign]
+        for n in range(3000):
+            chan.change_terminal_size(*((100, 40), (80, 24))[n % 2])
+        for _ in range(400):  # until the host has read them all
+            await asyncio.sleep(0.05)
+            if sum(read_by_step) > 150_000 and not reader.inbox:
+                break
+        total = sum(read_by_step)
+        assert total > 150_000, total
+        # Each turn read what READ_STEP of work reads, and a slice more: a few KB.
+        assert max(read_by_step) <= 16_384, (max(read_by_step), READ_STEP)
+        assert reader.steps > 0
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)
