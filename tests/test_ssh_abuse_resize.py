@@ -10,12 +10,13 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-from ssh_clients import Terminal, make_key
+from ssh_clients import Terminal, make_key, plain
 
 from cantina.ssh.budget import READ_STEP
 from cantina.ssh.keys import load_or_create_host_key
 from cantina.ssh.limits import Limits
 from cantina.ssh.server import Host, HostOptions
+from screens.textual_compat import Compositor
 
 
 @pytest.fixture
@@ -90,6 +91,44 @@ async def test_a_storms_bytes_are_read_a_few_milliseconds_at_a_time(tmp_path, ho
         # Each turn read what READ_STEP of work reads, and a slice more: a few KB.
         assert max(read_by_step) <= 16_384, (max(read_by_step), READ_STEP)
         assert reader.steps > 0
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_resize_draws_one_full_frame(tmp_path, host_key, monkeypatch):
+    """Each resize a session's app is given draws the screen whole once, at its new size
+    (Textual drew it twice: the second for the screen's own new virtual size, a third of
+    a resize's cost), and the screen is all there at the new size."""
+    full_frames: list[tuple[int, int]] = []
+    render_full_update = Compositor.render_full_update
+
+    def counted(self: Compositor, simplify: bool = False):
+        full_frames.append(tuple(self.size))
+        return render_full_update(self, simplify)
+
+    monkeypatch.setattr(Compositor, "render_full_update", counted)
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    conn, chan, terminal = await connect_from(host.port, "127.0.0.1", key)
+    try:
+        (session,) = host.sessions
+        app = session.app
+        for size in ((100, 40), (90, 30), (120, 45)):
+            await asyncio.sleep(0.5)  # the last frame is out
+            full_frames.clear()
+            mark = len(terminal.output)
+            chan.change_terminal_size(*size)
+            for _ in range(100):
+                await asyncio.sleep(0.05)
+                if tuple(app.size) == size and session.budget.quiet():
+                    break
+            await asyncio.sleep(0.5)
+            assert tuple(app.size) == size
+            assert full_frames == [size]
+            drawn = bytes(terminal.output[mark:])
+            assert "shared tables" in plain(drawn)
+            assert f"\x1b[{size[1]};1H".encode() in drawn  # down to its last row
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)
