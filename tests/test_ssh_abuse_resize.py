@@ -132,3 +132,33 @@ async def test_a_resize_draws_one_full_frame(tmp_path, host_key, monkeypatch):
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_window_change_flood_ends_its_session_and_a_drag_does_not(tmp_path, host_key):
+    """A client sending window changes far past `Limits.resize_rate` (a storm: each one
+    costs the host a packet's decrypting and dispatching, whatever is drawn) has its
+    session ended, told why in one line; a player dragging their terminal's corner (a
+    few dozen changes in a second or two) keeps theirs, at the size they let go at."""
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    storm = await connect_from(host.port, "127.0.0.2", key)
+    drag = await connect_from(host.port, "127.0.0.1", key)
+    try:
+        dragged = next(s for s in host.sessions if s.gate.address == "127.0.0.1")
+        for n in range(60):  # 1.5 s of a drag, a change every 25 ms
+            drag[1].change_terminal_size(80 + n // 2, 24 + n // 4)
+            await asyncio.sleep(0.025)
+        for n in range(1000):  # a storm: a thousand at once
+            storm[1].change_terminal_size(*((100, 40), (80, 24))[n % 2])
+        await asyncio.wait_for(storm[2].closed.wait(), 30)
+        assert "too many window changes" in storm[2].errors.decode()
+        for _ in range(100):
+            if tuple(dragged.app.size) == (109, 38):
+                break
+            await asyncio.sleep(0.05)
+        assert tuple(dragged.app.size) == (109, 38)
+        assert dragged in host.sessions and not drag[2].closed.is_set()
+    finally:
+        for conn, _, _ in (storm, drag):
+            conn.close()
+        await asyncio.wait_for(host.close(), 10)
