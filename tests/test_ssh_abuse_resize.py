@@ -12,7 +12,7 @@ import asyncssh
 import pytest
 from ssh_clients import Terminal, make_key, plain
 
-from cantina.ssh.budget import READ_STEP, RESIZE_GAP
+from cantina.ssh.budget import READ_STEP, RESIZE_GAP, RESIZE_POLL
 from cantina.ssh.keys import load_or_create_host_key
 from cantina.ssh.limits import Limits
 from cantina.ssh.server import Host, HostOptions
@@ -198,4 +198,45 @@ async def test_an_addresss_sessions_are_resized_once_a_gap_between_them_all(tmp_
     finally:
         for conn, _, _ in (*links, other):
             conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_size_held_alone_is_looked_at_ten_times_a_second(tmp_path, host_key):
+    """A new size held while its session is in debt (no key held with it) is looked at
+    every `RESIZE_POLL`, not every 10 to 20 ms (eight storming sessions' looks at their
+    budget were a tenth of the host's busy time, charged to nobody), and is given once
+    the debt is paid."""
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    conn, chan, _ = await connect_from(host.port, "127.0.0.2", key)
+    try:
+        (session,) = host.sessions
+        pacer, budget = session.pacer, session.budget
+        assert budget is not None
+        looks = 0
+        look = pacer._next
+
+        def counted() -> None:
+            nonlocal looks
+            looks += 1
+            look()
+
+        pacer._next = counted  # type: ignore[method-assign]
+        await asyncio.sleep(0.5)
+        chan.change_terminal_size(100, 40)
+        while pacer.size != (100, 40):  # read, not yet given (RESIZE_QUIET)
+            await asyncio.sleep(0.002)
+        budget.charge(3.0)  # deep in debt: it waits out its debt, whoever is at work
+        await asyncio.sleep(1.5)
+        assert session.app.size.width == 80  # held
+        assert 5 <= looks <= 1.5 / RESIZE_POLL + 3, looks
+        for bucket in budget.buckets:  # paid
+            bucket.tokens, bucket.debt_until = bucket.burst, bucket.clock()
+        for _ in range(40):
+            if tuple(session.app.size) == (100, 40):
+                break
+            await asyncio.sleep(0.05)
+        assert tuple(session.app.size) == (100, 40)
+    finally:
+        conn.close()
         await asyncio.wait_for(host.close(), 10)

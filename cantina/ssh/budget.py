@@ -94,6 +94,11 @@ RESIZE_QUIET = 0.05
 """Seconds a client's size must stay put before its app is resized."""
 RESIZE_MAX = 0.25
 """Seconds at most between resizes while the size keeps changing (a storm)."""
+RESIZE_POLL = 0.1
+"""Seconds between looks at whether a session's new size, held with no key, may be given
+(a key's are `QUIET` and `POLL`): a resize storm's eight sessions, each looking every 10
+to 20 ms, made a tenth of the host's busy time in a profile of bench --abuse d, in
+looks at the budget that nobody's share was charged for."""
 RESIZE_GAP = 1.0
 """Seconds at least between two resizes given to one address's sessions (any of them):
 a resize is the dearest input there is (a full frame, 30 to 40 ms of the loop in one
@@ -805,15 +810,17 @@ class InputPacer:
         if budget is None or not (self.held or self._resize_due()):
             self._waiting_since = 0.0
             return
+        # a key is looked at again soon; a new size alone need not come at once
+        poll, quiet = (POLL, QUIET) if self.held else (RESIZE_POLL, RESIZE_POLL)
         wait = budget.wait()
         if wait > 0:
-            self._schedule(max(min(wait, POLL), QUIET))
+            self._schedule(max(min(wait, poll), QUIET))
             return
         now = asyncio.get_running_loop().time()
         if budget.parked is not None or (
             not budget.quiet() and now - self._waiting_since < QUIET_MAX
         ):
-            self._schedule(QUIET)  # never while its work waits: a key must follow it
+            self._schedule(quiet)  # never while its work waits: a key must follow it
             return
         self._waiting_since = 0.0
         gap = QUIET
