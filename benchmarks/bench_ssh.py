@@ -44,6 +44,8 @@ each attack in turn, from another address (127.0.0.2), for --phase seconds each:
   g. the same hog as 2 sessions (connected before the phase), which the host does not
      hold as many: they start tables until the player's cap (2 started tables, their
      stand-ins playing on), then keep trying (a setup screen, the start refused, Esc).
+  x. a control, no attack: a process spinning 0.3 of a core (about d's attacker's own
+     client work), for what competing for the machine's cores does by itself.
 
 Each attack runs in a process of its own (as from another machine: its own client work
 does not slow the honest clients' reading); the sessions of b to e connect before their
@@ -556,6 +558,21 @@ async def attack_tables(
     notes.append(f"{started} tables started, {capped} refused at the player's cap")
 
 
+CONTROL_SHARE = 0.3
+"""Of a core, what the control phase spins: about what d's attacker takes (its client's
+work on its window changes), with no connection to the host."""
+
+
+def spin(seconds: float, share: float) -> None:
+    """Take `share` of a core for `seconds` (in slices of 10 ms), touching nothing else."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        started = time.perf_counter()
+        while time.perf_counter() - started < 0.01 * share:
+            pass
+        time.sleep(0.01 * (1 - share))
+
+
 async def wait_after(screen: Screen, mark: int, *words: bytes) -> bytes:
     """The first of `words` to arrive after `mark`."""
     while True:
@@ -576,6 +593,7 @@ ATTACKS: dict[str, int] = {
     "e. bad escapes": 1,
     "f. table hog": 0,
     "g. table hog, 2 sessions": 2,
+    "x. control: 0.3 core spun": 0,
 }
 """Each attack, and how many of its sessions connect before its phase begins (their
 logins are not the attack)."""
@@ -600,8 +618,10 @@ async def attack_worker(letter: str, port: int, phase: float) -> None:
         await attack_resize(port, key, phase, notes, links)
     elif letter == "f":
         await attack_tables(port, key, phase, notes)
-    else:
+    elif letter == "g":
         await attack_tables(port, key, phase, notes, 2, links)
+    else:
+        spin(phase, CONTROL_SHARE)
     notes.append(f"attacker's CPU {time.process_time() - spent:.1f}s")
     print("\n".join(notes), flush=True)
 
@@ -796,7 +816,9 @@ def main() -> None:
         "(see the docstring); their keystroke p95 under each attack against a baseline",
     )
     parser.add_argument("--phase", type=float, default=12.0, help="seconds of each attack")
-    parser.add_argument("--attacks", default="abcdefg", help="which attacks (letters)")
+    parser.add_argument(
+        "--attacks", default="abcdefg", help="which attacks (letters; x: the control)"
+    )
     parser.add_argument(
         "--costs",
         action="store_true",
