@@ -12,7 +12,7 @@ import asyncssh
 import pytest
 from ssh_clients import Terminal, make_key, plain
 
-from cantina.ssh.budget import READ_STEP, RESIZE_GAP, RESIZE_POLL
+from cantina.ssh.budget import READ_STEP, RESIZE_GAP, RESIZE_POLL, WorkBudget
 from cantina.ssh.keys import load_or_create_host_key
 from cantina.ssh.limits import Limits
 from cantina.ssh.server import Host, HostOptions
@@ -237,6 +237,39 @@ async def test_a_size_held_alone_is_looked_at_ten_times_a_second(tmp_path, host_
                 break
             await asyncio.sleep(0.05)
         assert tuple(session.app.size) == (100, 40)
+    finally:
+        conn.close()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_session_given_only_new_sizes_is_not_typing(tmp_path, host_key):
+    """A session resized (and given no key) is not a player typing, whom the long steps
+    of heavier sessions pause for: a resize storm's sessions counted as typing all the
+    time, and eight players of one address, about as heavy as the storm held to its
+    share, paused after each of their own frames for it. A key makes a session typing."""
+    host = await start_host(host_key)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    conn, chan, _ = await connect_from(host.port, "127.0.0.2", key)
+    try:
+        (session,) = host.sessions
+        budget = session.budget
+        assert budget is not None
+        await asyncio.sleep(0.5)  # its start-up is over (not typing either)
+        assert budget not in WorkBudget.typing
+        chan.change_terminal_size(100, 40)
+        for _ in range(40):
+            if tuple(session.app.size) == (100, 40):
+                break
+            await asyncio.sleep(0.05)
+        assert tuple(session.app.size) == (100, 40)
+        assert budget not in WorkBudget.typing
+        assert budget.account not in WorkBudget.typing_by
+        chan.write(b"j")
+        for _ in range(40):
+            if budget in WorkBudget.typing:
+                break
+            await asyncio.sleep(0.05)
+        assert budget in WorkBudget.typing
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)

@@ -171,7 +171,8 @@ logins, held as many, took 1.2-1.6 s while eight others typed, against 60-110 ms
 TYPING = 2.0
 """Seconds since a session was last given input within which it counts as typing (a
 player a key a second, or slower, between keys), for `STEP_PAUSE`. Its start-up is not
-typing: the players behind one address paused for every newcomer's login."""
+typing: the players behind one address paused for every newcomer's login; nor is a new
+size (see `WorkBudget.began`)."""
 
 Clock = Callable[[], float]
 
@@ -351,12 +352,16 @@ class WorkBudget:
             for bucket in self.buckets:
                 bucket.starting -= 1
 
-    def began(self) -> None:
+    def began(self, key: bool = True) -> None:
         """Input (a key, a new size) is being given to the app: its work from now until
-        it rests is charged."""
+        it rests is charged. A `key` is a player typing (whom others' long steps pause
+        for); a new size is not: a resize storm's sessions, resized in turn, counted as
+        typing all the time, and a crowd of players from one address, about as heavy
+        as the storm held to its share, paused their own keys for it after each of their
+        frames (bench --abuse d: their median key doubled)."""
         self.busy = True
         self.began_at = self.last_work = self.idle_since = now = self.clock()
-        if self.starting:
+        if self.starting or not key:
             return  # a start-up is not a player typing (see `_paused`)
         typing = WorkBudget.typing
         typing.pop(self, None)  # to the end: the newest
@@ -874,7 +879,7 @@ class InputPacer:
             if self.budget is not None:
                 account = self.budget.account
                 account.resized_at = account.clock()
-                self.budget.began()
+                self.budget.began(key=False)
             self._resize(*self.size)
 
     def close(self) -> None:
