@@ -12,7 +12,7 @@ import asyncssh
 import pytest
 from ssh_clients import Terminal, make_key, plain
 
-from cantina.ssh.budget import READ_STEP, RESIZE_GAP, RESIZE_POLL, WorkBudget
+from cantina.ssh.budget import READ_STEP, RESIZE_POLL, WorkBudget
 from cantina.ssh.keys import load_or_create_host_key
 from cantina.ssh.limits import Limits
 from cantina.ssh.server import Host, HostOptions
@@ -160,43 +160,6 @@ async def test_a_window_change_flood_ends_its_session_and_a_drag_does_not(tmp_pa
         assert dragged in host.sessions and not drag[2].closed.is_set()
     finally:
         for conn, _, _ in (storm, drag):
-            conn.close()
-        await asyncio.wait_for(host.close(), 10)
-
-
-async def test_an_addresss_sessions_are_resized_once_a_gap_between_them_all(tmp_path, host_key):
-    """Two sessions of one address changing size 15 times a second each for 3 s (within
-    the rate a session may send): between them they are given a new size at most once
-    a `RESIZE_GAP` (each alone was given one every `RESIZE_MAX`, four a second: eight
-    sessions' storms spent their address's share on full frames, each a long step that
-    other players' keys waited behind), and each ends at the last size it sent. A
-    session of another address is resized at once meanwhile."""
-    host = await start_host(host_key)
-    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
-    links = [await connect_from(host.port, "127.0.0.2", key) for _ in range(2)]
-    other = await connect_from(host.port, "127.0.0.3", key)
-    try:
-        storming = [s for s in host.sessions if s.gate.address == "127.0.0.2"]
-        (elsewhere,) = [s for s in host.sessions if s.gate.address == "127.0.0.3"]
-        started = asyncio.get_running_loop().time()
-        for n in range(45):
-            for i, (_, chan, _) in enumerate(links):
-                chan.change_terminal_size(*((100 + i, 40), (80 + i, 24))[n % 2])
-            if n == 30:
-                other[1].change_terminal_size(90, 30)
-            await asyncio.sleep(1 / 15)
-        storm = asyncio.get_running_loop().time() - started
-        assert tuple(elsewhere.app.size) == (90, 30)  # not held by the other's storm
-        for _ in range(100):
-            if sorted(tuple(s.app.size) for s in storming) == [(100, 40), (101, 40)]:
-                break
-            await asyncio.sleep(0.05)
-        storming.sort(key=lambda s: s.app.size.width)
-        assert [tuple(s.app.size) for s in storming] == [(100, 40), (101, 40)]
-        given = sum(s.pacer.resizes for s in storming)
-        assert given <= storm / RESIZE_GAP + 3, given  # with the last sizes
-    finally:
-        for conn, _, _ in (*links, other):
             conn.close()
         await asyncio.wait_for(host.close(), 10)
 

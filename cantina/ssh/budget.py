@@ -54,9 +54,8 @@ after the last (or after `QUIET_MAX` at most), so the cost of each key is counte
 the next goes in. A Tab or shift+Tab already waiting swallows another (focus moves
 coalesce), and a mouse movement waiting is replaced by the next. Window changes coalesce
 too: the last size wins, given to the app once the client's size has stayed put for
-`RESIZE_QUIET` (or every `RESIZE_MAX` during a storm), at most one a `RESIZE_GAP` over
-all of an address's sessions, and, like keys, only when the budget allows; the redraw is
-charged as any work.
+`RESIZE_QUIET` (or every `RESIZE_MAX` during a storm), and, like keys, only when the
+budget allows; the redraw is charged as any work.
 """
 
 from __future__ import annotations
@@ -99,12 +98,6 @@ RESIZE_POLL = 0.1
 (a key's are `QUIET` and `POLL`): a resize storm's eight sessions, each looking every 10
 to 20 ms, made a tenth of the host's busy time in a profile of bench --abuse d, in
 looks at the budget that nobody's share was charged for."""
-RESIZE_GAP = 1.0
-"""Seconds at least between two resizes given to one address's sessions (any of them):
-a resize is the dearest input there is (a full frame, 30 to 40 ms of the loop in one
-step, that another player's key waits behind), and eight sessions of one address each
-resized every `RESIZE_MAX` spent their share in such steps (bench --abuse d). A player
-dragging a corner sees their screen follow once a second, and the size they let go at."""
 DRAW_MAX = 1.0
 """Seconds after input is given during which a frame the app has still to draw (see
 `WorkBudget.drawing`) keeps it from having rested: on a crowded loop the screen's update
@@ -206,8 +199,6 @@ class Bucket:
         """When a session of it last opened (the clock's time; see `Budgets.open`)."""
         self.opens: deque[float] = deque()
         """When its sessions opened, within the last `CHURN` (see `Budgets.open`)."""
-        self.resized_at = -1e9
-        """When a session of it was last given a new size (see `RESIZE_GAP`)."""
         self._recent = 0.0
         self._recent_at = self.stamp
 
@@ -857,13 +848,6 @@ class InputPacer:
     def _settled(self) -> None:
         self._resize_timer = None
         budget = self.budget
-        if budget is not None and self.size != self.shown_size:
-            account = budget.account
-            gap = account.resized_at + RESIZE_GAP - account.clock()
-            if gap > 0:  # another session of its address was resized just now
-                loop = asyncio.get_running_loop()
-                self._resize_timer = loop.call_later(gap, self._settled)
-                return
         if budget is None or (not self.held and budget.parked is None and budget.wait() == 0):
             self._give_size()
         else:
@@ -877,8 +861,6 @@ class InputPacer:
             self.shown_size = self.size
             self.resizes += 1
             if self.budget is not None:
-                account = self.budget.account
-                account.resized_at = account.clock()
                 self.budget.began(key=False)
             self._resize(*self.size)
 
