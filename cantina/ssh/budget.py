@@ -349,7 +349,7 @@ class WorkBudget:
         for); a new size is not: a resize storm's sessions, resized in turn, counted as
         typing all the time, and a crowd of players from one address, about as heavy
         as the storm held to its share, paused their own keys for it after each of their
-        frames (bench --abuse d: their median key doubled)."""
+        frames whenever the storm's account was the lighter (`PAUSE_LIGHTER`)."""
         self.busy = True
         self.began_at = self.last_work = self.idle_since = now = self.clock()
         if self.starting or not key:
