@@ -19,8 +19,9 @@ handshake, once one has landed on the wanted worker (the parent hands each conne
 the worker with the fewest, so those held make it the one with the fewest), so no other
 worker ever serves an attacking session (each such socket is one line in that worker's
 log, `disconnect 127.0.0.2 (not logged in) after ...`); a session the host ends comes
-back to worker 1 the same way. Attacks: b (Tab at 500 B/s), c (`v`/Esc), d (8 resize storms), e (bad
-escapes), f (table hog); not a (its idle sockets are plain TCP, spread over every worker).
+back to worker 1 the same way. Attacks: b (Tab at 500 B/s), c (`v`/Esc), d (8 resize
+storms), e (bad escapes), f (table hog), g (table hog, 2 sessions); not a (its idle
+sockets are plain TCP, spread over every worker).
 
 For each phase and each worker: its honest keys' median, p95 and max, the p95's ratio to
 the same worker's baseline, the worker's CPU (seconds a second) and its log lines. The
@@ -78,7 +79,7 @@ while time.perf_counter() < end:
 print(f"spinning {time.process_time() / phase:.2f} s a second, no connection", flush=True)
 """
 
-PINNABLE = "bcdef"
+PINNABLE = "bcdefg"
 """The attacks whose sessions can be kept on one worker (a's sockets are plain TCP)."""
 Link = tuple[bench_ssh.Screen, asyncssh.SSHClientConnection, asyncssh.SSHClientChannel]
 
@@ -238,23 +239,17 @@ async def attacker(letter: str, workers: Workers, target: int, phase: float) -> 
         kind = {"b": "tab", "c": "vesc", "e": "bad"}[letter]
         await bench_ssh.attack_keys(workers.port, key, phase, notes, kind, links)
     elif letter == "d":
-        await bench_ssh.attack_resize(phase, notes, links)
-    else:
+        await bench_ssh.attack_resize(workers.port, key, phase, notes, links)
+    elif letter == "f":
         await bench_ssh.attack_tables(workers.port, key, phase, notes)
+    else:
+        await bench_ssh.attack_tables(workers.port, key, phase, notes, 2, links)
     notes.append(f"attacker's CPU {(time.process_time() - spent) / phase:.2f} s a second")
     print("\n".join(notes), flush=True)
 
 
 def cpu(pids: list[int]) -> dict[int, float]:
     return {pid: ssh_playing.cpu_seconds(pid) for pid in pids}
-
-
-def machine_busy() -> float:
-    """Seconds of processor time the whole machine has spent busy (every core, every
-    process: the other work on a shared machine too)."""
-    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = ticks[3] + ticks[4]  # idle, iowait
-    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 async def phases(
@@ -329,7 +324,7 @@ async def phases(
         ]
         log_at = log.seek(0, 2)
         before, started = cpu(workers.pids), time.perf_counter()
-        busy, own = machine_busy(), time.process_time()
+        busy, own = bench_ssh.machine_busy(), time.process_time()
         notes: list[str] = []
         if process is None:
             await asyncio.gather(*typing)
@@ -343,7 +338,8 @@ async def phases(
         after = cpu(workers.pids)
         notes.append(
             f"honest clients' CPU {(time.process_time() - own) / took:.2f} s a second; "
-            f"the machine's {(machine_busy() - busy) / took:.2f} of {os.cpu_count()} cores busy"
+            f"the machine's {(bench_ssh.machine_busy() - busy) / took:.2f} of "
+            f"{os.cpu_count()} cores busy"
         )
         log.seek(log_at)
         logged = log.read().splitlines()

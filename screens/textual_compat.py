@@ -28,7 +28,7 @@ from textual.cache import FIFOCache
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.events import Key, ScreenResume
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.keys import Keys
 from textual.message import Message
 from textual.reactive import Reactive
@@ -714,3 +714,32 @@ def strips_kept_out_of_cycles() -> None:
     young generation's garbage, a young collection every 0.5 s. Idempotent; each SSH
     session's app turns it on."""
     Strip.divide = _divide  # type: ignore[method-assign]
+
+
+# s25-b: a resize draws one full frame ------------------------------------------------------
+
+TEXTUAL_SCREEN_RESIZED = Screen._screen_resized
+"""Textual's own `Screen._screen_resized` (8.2.8), which `resized_in_one_frame` wraps."""
+
+
+def resized_in_one_frame(self: Screen[Any], size: Size) -> None:
+    """`Screen._screen_resized`, less the second full frame Textual draws after it.
+
+    Laying the screen out at its new size (`Screen._refresh_layout`) gives the screen
+    itself its new virtual size, a reactive that asks for the screen to be repainted
+    whole (`Widget.refresh`: its `_repaint_required`), and then draws a full frame, the
+    whole screen being dirty at a new size. That repaint is for a frame already drawn:
+    Textual drew a second full frame for it at the next update, a third of a resize's
+    cost (a resize was the dearest thing a player could send: bench_ssh.py --costs). A
+    repaint asked for before the resize, or any widget's own, is left as it was."""
+    before = self._compositor.size
+    asked = self._repaint_required
+    TEXTUAL_SCREEN_RESIZED(self, size)
+    if not asked and before != size and self.is_current and self._compositor.size == size:
+        self._repaint_required = False
+
+
+def resizes_draw_one_frame() -> None:
+    """Every screen in this process draws one full frame for a resize (see
+    `resized_in_one_frame`); the first hosted session puts it in place, once."""
+    Screen._screen_resized = resized_in_one_frame  # type: ignore[method-assign]

@@ -145,6 +145,11 @@ PIECES = [
     Piece("textual.widget:Widget._on_focus", params=("self", "event")),  # what still repaints
     Piece("textual.widget:Widget._on_blur", params=("self", "event")),
     Piece("textual.screen:Screen._update_focus_styles", params=("self", "focused", "blurred")),
+    # s25-b: a resize draws one full frame
+    Piece("textual.screen:Screen._screen_resized", params=("self", "size")),
+    Piece("textual.screen:Screen._refresh_layout", params=("self", "size")),
+    Piece("textual.screen:Screen._compositor", instance=True),
+    Piece("textual.screen:Screen._repaint_required", instance=True),
 ]
 
 INSTANCES: dict[str, Callable[[type], Any]] = {

@@ -93,6 +93,11 @@ RESIZE_QUIET = 0.05
 """Seconds a client's size must stay put before its app is resized."""
 RESIZE_MAX = 0.25
 """Seconds at most between resizes while the size keeps changing (a storm)."""
+RESIZE_POLL = 0.1
+"""Seconds between looks at whether a session's new size, held with no key, may be given
+(a key's are `QUIET` and `POLL`): a resize storm's eight sessions, each looking every 10
+to 20 ms, made a tenth of the host's busy time in a profile of bench --abuse d, in
+looks at the budget that nobody's share was charged for."""
 DRAW_MAX = 1.0
 """Seconds after input is given during which a frame the app has still to draw (see
 `WorkBudget.drawing`) keeps it from having rested: on a crowded loop the screen's update
@@ -159,7 +164,8 @@ logins, held as many, took 1.2-1.6 s while eight others typed, against 60-110 ms
 TYPING = 2.0
 """Seconds since a session was last given input within which it counts as typing (a
 player a key a second, or slower, between keys), for `STEP_PAUSE`. Its start-up is not
-typing: the players behind one address paused for every newcomer's login."""
+typing: the players behind one address paused for every newcomer's login; nor is a new
+size (see `WorkBudget.began`)."""
 
 Clock = Callable[[], float]
 
@@ -337,12 +343,16 @@ class WorkBudget:
             for bucket in self.buckets:
                 bucket.starting -= 1
 
-    def began(self) -> None:
+    def began(self, key: bool = True) -> None:
         """Input (a key, a new size) is being given to the app: its work from now until
-        it rests is charged."""
+        it rests is charged. A `key` is a player typing (whom others' long steps pause
+        for); a new size is not: a resize storm's sessions, resized in turn, counted as
+        typing all the time, and a crowd of players from one address, about as heavy
+        as the storm held to its share, paused their own keys for it after each of their
+        frames whenever the storm's account was the lighter (`PAUSE_LIGHTER`)."""
         self.busy = True
         self.began_at = self.last_work = self.idle_since = now = self.clock()
-        if self.starting:
+        if self.starting or not key:
             return  # a start-up is not a player typing (see `_paused`)
         typing = WorkBudget.typing
         typing.pop(self, None)  # to the end: the newest
@@ -796,15 +806,17 @@ class InputPacer:
         if budget is None or not (self.held or self._resize_due()):
             self._waiting_since = 0.0
             return
+        # a key is looked at again soon; a new size alone need not come at once
+        poll, quiet = (POLL, QUIET) if self.held else (RESIZE_POLL, RESIZE_POLL)
         wait = budget.wait()
         if wait > 0:
-            self._schedule(max(min(wait, POLL), QUIET))
+            self._schedule(max(min(wait, poll), QUIET))
             return
         now = asyncio.get_running_loop().time()
         if budget.parked is not None or (
             not budget.quiet() and now - self._waiting_since < QUIET_MAX
         ):
-            self._schedule(QUIET)  # never while its work waits: a key must follow it
+            self._schedule(quiet)  # never while its work waits: a key must follow it
             return
         self._waiting_since = 0.0
         gap = QUIET
@@ -849,7 +861,7 @@ class InputPacer:
             self.shown_size = self.size
             self.resizes += 1
             if self.budget is not None:
-                self.budget.began()
+                self.budget.began(key=False)
             self._resize(*self.size)
 
     def close(self) -> None:
@@ -862,9 +874,16 @@ class InputPacer:
 
 # --- holding a connection's bytes -----------------------------------------------------------
 
-READ_SLICE = 4096
+READ_SLICE = 1024
 """Bytes of a connection handed to the SSH layer at once, the budget looked at between:
-a few dozen packets, a few milliseconds of decrypting and dispatching."""
+a dozen small packets (window changes), a millisecond or two of decrypting and
+dispatching. (At 4096, one slice of a resize storm's was 12 to 27 ms of the loop on a
+busy host, and an honest key that came meanwhile waited for all of it.)"""
+READ_STEP = 0.002
+"""Seconds of the SSH layer's work on one connection's bytes in one turn of the loop: past
+it the rest waits for the loop's next turn, after everyone else's ready callbacks (the
+other players' keys). A flood's bytes read while its session is within its share were
+read whole in one go: the share was not spent until they had all been read."""
 
 
 INBOX_MAX = 65536
@@ -878,7 +897,8 @@ class ReadPacer:
     decrypt each packet and dispatch it: a window change costs the host far more there
     than once coalesced) is timed and charged to that session like its app's. The socket
     is still read (that costs little, and a client that leaves is seen to leave), but
-    what arrives waits; past `INBOX_MAX` bytes waiting, the socket is not read either."""
+    what arrives waits; past `INBOX_MAX` bytes waiting, the socket is not read either.
+    What may go on is read `READ_STEP` of work at a time, a turn of the loop each."""
 
     def __init__(self, read: Callable[[bytes], None], transport: Any) -> None:
         self._read = read
@@ -889,6 +909,8 @@ class ReadPacer:
         self.inbox = bytearray()
         self.holds = 0
         """Times its bytes were held (for tests and benchmarks)."""
+        self.steps = 0
+        """Times the rest of its bytes waited for the loop's next turn (`READ_STEP`)."""
         self.paused = False
         self._timer: asyncio.TimerHandle | None = None
 
@@ -901,6 +923,7 @@ class ReadPacer:
 
     def _drain(self) -> None:
         self._timer = None
+        began = time.thread_time()
         while self.inbox:
             budget = self.budget
             wait = budget.wait() if budget is not None else 0.0
@@ -908,6 +931,11 @@ class ReadPacer:
                 self.holds += 1
                 loop = asyncio.get_running_loop()
                 self._timer = loop.call_later(max(QUIET, min(wait, POLL)), self._drain)
+                return
+            if time.thread_time() - began >= READ_STEP:
+                # The rest at the loop's next turn (a timer, not `call_soon`: the meter's).
+                self.steps += 1
+                self._timer = asyncio.get_running_loop().call_later(0, self._drain)
                 return
             chunk = bytes(self.inbox[:READ_SLICE])
             del self.inbox[:READ_SLICE]

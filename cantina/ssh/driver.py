@@ -21,6 +21,7 @@ from screens.textual_compat import (
     UncachedXTermParser,
     UnreadableInput,
     partial_frames_draw_dirty_rows,
+    resizes_draw_one_frame,
 )
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ class ChannelDriver(Driver):
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
         partial_frames_draw_dirty_rows()  # a host's frames are most of its work
+        resizes_draw_one_frame()  # a resize was the dearest input a player could send
         self.hosted = app
         """The app this driver serves (the base class keeps it too, but privately)."""
         self.mouse_reporting = mouse

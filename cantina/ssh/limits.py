@@ -43,6 +43,10 @@ ADDRESS_LOGGING_IN = "too many connections from your address are logging in; try
 ALL_LOGGING_IN = "too many connections are logging in; try again later"
 
 
+RESIZE_FLOOD = "too many window changes"
+"""Why a session that sends more window changes than `Limits.resize_rate` ends."""
+
+
 def too_fast_line(session_rate: float) -> str:
     """What an address that starts new sessions faster than `session_rate` is told."""
     wait = max(1, round(1 / session_rate))
@@ -82,6 +86,14 @@ class Limits:
     """Bytes of input per second, sustained; more is dropped."""
     paste_max: int = 16384
     """Bytes of input at once (a paste); more is dropped."""
+    resize_rate: float = 20.0
+    """Window changes a second a session may send, sustained (past `resize_burst`); its
+    session ends past that. A terminal dragged to a new size sends a few dozen, once
+    in a while; each one the host reads costs it a packet's decrypting and dispatching
+    (held to the session's work share, but a resize storm from one address took a
+    sixth of a core and slowed everyone's keys by the loop's turns it took)."""
+    resize_burst: int = 200
+    """Window changes a session may send at once before `resize_rate` holds it."""
     work_rate: float = 0.05
     """Seconds of the host's time a session's input may cost, per second, sustained; its
     input waits while it has used more (see budget.py). 0: no limit."""

@@ -37,6 +37,7 @@ from cantina.ssh.limits import (
     ADDRESS_SESSIONS,
     ALL_LOGGING_IN,
     CANTINA_FULL,
+    RESIZE_FLOOD,
     InputBudget,
     InputGate,
     Limits,
@@ -660,6 +661,8 @@ class Session(asyncssh.SSHServerSession):
         """Why the host ended this session, told to the player as it closes."""
         limits = host.limits
         self.gate_input = InputGate(limits.input_rate, limits.paste_max)
+        self.window_changes = InputBudget(limits.resize_rate, limits.resize_burst)
+        """The client's window changes, as a token bucket (`Limits.resize_rate`)."""
         self.budget: WorkBudget | None = None
         """This session's share of the host's time, once it runs (None: unlimited)."""
         self.pacer = InputPacer(None, self._feed, self._give_size)
@@ -894,8 +897,14 @@ class Session(asyncssh.SSHServerSession):
             self.end("bad input")
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        """Follow the client's terminal once its size settles (the last size wins): a
-        flood of window changes would be a flood of whole-screen redraws."""
+        """Follow the client's terminal once its size settles (the last size wins: a
+        flood of window changes would be a flood of whole-screen redraws). A client that
+        sends more than `Limits.resize_rate` of them, past its burst, is flooding: its
+        session ends, with one line."""
+        if not self.window_changes.take(1):
+            if not self.goodbye:  # the host's log says why as its connection closes
+                self.end(RESIZE_FLOOD)
+            return
         self.size = terminal_size(width, height)
         self.pacer.window(*self.size)
 
