@@ -337,6 +337,40 @@ async def test_no_dead_keys_where_nobody_chooses():
         assert {"1", "o", "space"} <= footer_keys(played)
 
 
+def footer_row(app: CantinaApp) -> str:
+    """The footer's row as drawn."""
+    return "".join(picture(app).text[SIZE[1] - 1])
+
+
+async def test_a_games_end_swaps_its_footer_keys_in_place_and_every_key_fits():
+    """At a game's end `n Play on` and `r Result` take the places of `space Hurry` and
+    `o Odds` (which cannot act then), and the next game puts those back: the same key
+    widgets, swapped where they are, not the footer's keys made anew (some 30 ms of a
+    host's loop at every game's end and start), and at 80 columns every key is whole,
+    `esc Leave` too (with both pairs shown it was cut off)."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        table = app.screen
+        await until(pilot, lambda: table.awaiting_human)
+        playing = list(table.query(FooterKey))
+        assert [key.key for key in playing][:3] == ["1", "space", "o"]
+        await to_the_result(pilot, app)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is table)
+        await pilot.pause()
+        assert list(table.query(FooterKey)) == playing, "the same keys, none made anew"
+        assert [key.key for key in playing][:3] == ["1", "n", "r"]
+        row = footer_row(app)
+        for words in ("1-9 Choose", "n Play on", "r Result", "l Log", "f1 Rules", "esc Leave"):
+            assert words in row, (words, row)
+        await pilot.press("n")
+        await until(pilot, lambda: table.awaiting_human)
+        assert list(table.query(FooterKey)) == playing
+        assert [key.key for key in playing][:3] == ["1", "space", "o"]
+        assert "space Hurry  o Odds" in footer_row(app)
+
+
 @pytest.mark.parametrize("bell", [True, False])
 async def test_a_persons_turn_after_ai_turns_is_cued(bell: bool):
     """When a person's turn comes round after the AI seats have played, the decision bar
