@@ -16,6 +16,7 @@ from screens.textual_compat import (
     bindings_ready,
     drop_closed_watchers,
     key_disabled,
+    mark_bindings_ready,
     set_key_disabled,
 )
 
@@ -58,9 +59,17 @@ class CantinaFooter(Footer):
     _shown: tuple[object, ...] | None = None
     """What the keys on show were made from (see `_what_to_show`)."""
 
+    AT_ONCE = False
+    """Whether the keys are composed with the footer, from the screen's bindings as they
+    stand then, rather than once the screen first says what they are (Textual's way:
+    a footer with no keys, then the keys mounted, and the screen laid out again)."""
+
     def compose(self) -> ComposeResult:
         """Textual's footer keys, each made in the footer's style (see `styled_alike`), as
         `KeptKey`s (see `kept_key`): a key dimmed and lit again is not drawn anew."""
+        if self.AT_ONCE and not bindings_ready(self):
+            mark_bindings_ready(self)
+            self._focused, self._shown = self.screen.focused, self._what_to_show()
         for widget in super().compose():
             if type(widget) is FooterKey:
                 palette = widget.has_class("-command-palette")  # not bound (see below)
@@ -199,6 +208,14 @@ class CantinaFooter(Footer):
         for key, enabled in lit.items():
             _light(key, enabled)
         return True
+
+
+class DialogFooter(CantinaFooter):
+    """The footer of a screen whose keys are known as it opens (a game's result, at every
+    game's end at a hosted table): its keys come with it, so the screen is laid out once
+    with them, not a second time as they are mounted (see `AT_ONCE`)."""
+
+    AT_ONCE = True
 
 
 class TableFooter(CantinaFooter):

@@ -47,7 +47,7 @@ from screens.services import UsesApp
 from screens.standings import StandingsScreen
 from screens.stylesheets import stylesheets
 from screens.table_widgets import DecisionBar, Line, NarrationLog
-from screens.textual_compat import resume_keeps_styles
+from screens.textual_compat import own_resize, resume_keeps_styles
 
 MAX_OPTIONS = 9
 HAND_OFF_LINES = 12
@@ -155,8 +155,12 @@ class TableScreen(UsesApp, Screen[None]):
         """A table's screen is styled as its widgets mount, not restyled whole as it is
         first shown: `push_screen` asks for that, some 15 ms of a host's loop in one step
         for every table opened (a profile of the playing load); shown again later, it is
-        restyled only if the app's CSS changed meanwhile (`resume_keeps_styles`)."""
+        restyled only if the app's CSS changed meanwhile (`resume_keeps_styles`). Nor is it
+        laid out a second time by the resize it sends itself from its first layout
+        (`own_resize`)."""
         resume_keeps_styles(self, message)
+        if own_resize(self, message):
+            return False
         return super().post_message(message)
 
     @property

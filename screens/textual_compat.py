@@ -27,7 +27,7 @@ from textual.app import App
 from textual.cache import FIFOCache
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
-from textual.events import Key, ScreenResume
+from textual.events import Key, Resize, ScreenResume
 from textual.geometry import Region
 from textual.keys import Keys
 from textual.message import Message
@@ -60,7 +60,9 @@ __all__ = [
     "keep_process_streams",
     "key_disabled",
     "lazy_strip_caches",
+    "mark_bindings_ready",
     "on_each_frame",
+    "own_resize",
     "run_on_the_beat",
     "select_parts",
     "set_key_disabled",
@@ -687,3 +689,23 @@ def focus_moves_repaint_their_widgets() -> None:
     (`Screen._update_focus_styles`), and the footer follows the bindings."""
     reactive: Reactive[Any] = vars(Screen)["focused"]
     reactive._repaint = False
+
+
+# --- s25-a: a game's result opened cheaper --------------------------------------------------
+
+
+def mark_bindings_ready(footer: Footer) -> None:
+    """Tell `footer` its screen's bindings are known (`Footer._bindings_ready`), as its
+    first `bindings_changed` would: a footer that composes its keys with its screen (the
+    result's, at every game's end) then needs no second composition, and its screen no
+    second layout, once its screen first publishes its bindings."""
+    footer.set_reactive(_footer.Footer._bindings_ready, True)
+
+
+def own_resize(screen: Screen[Any], message: Message) -> bool:
+    """Whether `message` is the `Resize` a screen posts itself from its own layout
+    (`Screen._refresh_layout` sends one to every widget laid out anew, the screen too,
+    with its `_sender` the screen): the screen was just laid out at that size, and
+    Textual's `_on_resize` lays it out once more, and the screens behind a modal too.
+    A resize of the terminal comes from the app (its sender), and is not this."""
+    return isinstance(message, Resize) and message._sender is screen and message.size == screen.size

@@ -170,6 +170,55 @@ async def test_a_games_result_is_styled_once_as_it_opens_and_looks_as_restyled()
         await looks_as_restyled(pilot, result)
 
 
+def layouts_of(screen_class: type[Screen], app: CantinaApp, monkeypatch) -> list[object]:
+    """Each layout of every `screen_class` screen made from now on, as it is done."""
+    done: list[object] = []
+    made = screen_class.__init__
+
+    def counted(self, *args, **kwargs) -> None:
+        made(self, *args, **kwargs)
+        self.screen_layout_refresh_signal.subscribe(app, done.append, immediate=True)
+
+    monkeypatch.setattr(screen_class, "__init__", counted)
+    return done
+
+
+async def test_a_games_result_comes_laid_out_once_with_its_footer_keys(monkeypatch):
+    """The result that opens at each game's end is laid out once as it opens and once as
+    its widgets settle, not five times: its footer's keys come with it (Textual's footer
+    mounts them after the first layout, which lays the screen out again), and the resize
+    it sends itself from its first layout does not lay it and the table behind it out
+    once more. Every layout of the result draws the table behind it, tinted: some 20 ms
+    of a host's loop at every game's end. It looks as one laid out anew does."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    laid_out = layouts_of(ResultScreen, app, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await to_the_result(pilot, app)
+        for _ in range(5):
+            await pilot.pause()
+        result = app.screen
+        assert len(laid_out) <= 2, laid_out
+        shown = [key.description for key in result.query(FooterKey)]
+        assert shown == ["Play on", "Log", "Analysis", "See the table", "Leave"]
+        await looks_as_restyled(pilot, result)
+
+
+async def test_a_table_is_not_laid_out_again_by_its_own_resize(monkeypatch):
+    """A table's screen, opened, is laid out as it opens and as its widgets and footer
+    keys settle (three times), not once more for the resize it sends itself from its
+    first layout (some 3 ms of a host's loop at each table opened)."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    laid_out = layouts_of(TableScreen, app, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        table = app.screen
+        await until(pilot, lambda: table.awaiting_human)
+        opened = len(laid_out)
+        await looks_as_restyled(pilot, table)
+        assert opened <= 3, opened
+
+
 def restyles(app: CantinaApp) -> list[object]:
     """The nodes `app` restyles whole from now on, as it does them."""
     restyled: list[object] = []
