@@ -55,8 +55,10 @@ __all__ = [
     "UnreadableInput",
     "bindings_ready",
     "drop_closed_watchers",
+    "finished_rows",
     "focus_moves_repaint_their_widgets",
     "is_exiting",
+    "keep_finished_rows",
     "keep_process_streams",
     "key_disabled",
     "lazy_strip_caches",
@@ -709,3 +711,22 @@ def own_resize(screen: Screen[Any], message: Message) -> bool:
     Textual's `_on_resize` lays it out once more, and the screens behind a modal too.
     A resize of the terminal comes from the app (its sender), and is not this."""
     return isinstance(message, Resize) and message._sender is screen and message.size == screen.size
+
+
+# --- s25-a: the narration's rows finished once ----------------------------------------------
+
+
+def finished_rows(widget: Widget) -> dict[int, Strip]:
+    """The rows of `widget` as its styles last finished them (border, padding, background:
+    `Widget._styles_cache`, its `_cache` by row), before its next refresh clears them."""
+    return dict(widget._styles_cache._cache)
+
+
+def keep_finished_rows(widget: Widget, rows: dict[int, Strip]) -> None:
+    """Give `widget`'s styles `rows` (by row) as finished already, to draw as they are
+    rather than finish their content again (`StylesCache.render` finishes a row that is
+    dirty or missing: `_dirty_lines`, `_cache`). Only for rows whose finish does not
+    depend on where they are (no border or padding above or below the content)."""
+    cache = widget._styles_cache
+    cache._cache.update(rows)
+    cache._dirty_lines.difference_update(rows)

@@ -148,6 +148,10 @@ PIECES = [
     # s25-a: a game's result opened cheaper
     Piece("textual.message:Message._sender", instance=True),
     Piece("textual.screen:Screen._refresh_layout", params=("self", "size")),  # its Resize
+    # s25-a: the narration's rows finished once
+    Piece("textual.widget:Widget._styles_cache", instance=True),
+    Piece("textual._styles_cache:StylesCache._cache", instance=True),
+    Piece("textual._styles_cache:StylesCache._dirty_lines", instance=True),
 ]
 
 INSTANCES: dict[str, Callable[[type], Any]] = {
@@ -162,6 +166,8 @@ INSTANCES: dict[str, Callable[[type], Any]] = {
     "DOMNode": lambda cls: cls(),
     "Select": lambda cls: cls([("a", 1)]),
     "Message": lambda cls: cls(),
+    "Widget": lambda cls: cls(),
+    "StylesCache": lambda cls: cls(),
 }
 """How to make an instance of an owner whose instances carry a private attribute."""
 
