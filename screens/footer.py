@@ -3,6 +3,7 @@ table's, with the same keys all game long, dimmed while they cannot act."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.screen import Screen
@@ -15,6 +16,7 @@ from screens.textual_compat import (
     bindings_ready,
     drop_closed_watchers,
     key_disabled,
+    mark_bindings_ready,
     set_key_disabled,
 )
 
@@ -24,8 +26,8 @@ class KeptKey(KeptDrawing, FooterKey):
     keys change between them at every move, and in the lobby five at every Tab (the text
     field takes the letter keys); drawing one anew cost more than a die (0.7 ms a key)."""
 
-    def drawing_key(self) -> bool:
-        return key_disabled(self)
+    def drawing_key(self) -> tuple[str, str, bool]:
+        return self.key_display, self.description, key_disabled(self)  # a key swapped too
 
 
 def kept_key(key: FooterKey) -> KeptKey:
@@ -57,9 +59,17 @@ class CantinaFooter(Footer):
     _shown: tuple[object, ...] | None = None
     """What the keys on show were made from (see `_what_to_show`)."""
 
+    AT_ONCE = False
+    """Whether the keys are composed with the footer, from the screen's bindings as they
+    stand then, rather than once the screen first says what they are (Textual's way:
+    a footer with no keys, then the keys mounted, and the screen laid out again)."""
+
     def compose(self) -> ComposeResult:
         """Textual's footer keys, each made in the footer's style (see `styled_alike`), as
         `KeptKey`s (see `kept_key`): a key dimmed and lit again is not drawn anew."""
+        if self.AT_ONCE and not bindings_ready(self):
+            mark_bindings_ready(self)
+            self._focused, self._shown = self.screen.focused, self._what_to_show()
         for widget in super().compose():
             if type(widget) is FooterKey:
                 palette = widget.has_class("-command-palette")  # not bound (see below)
@@ -200,13 +210,24 @@ class CantinaFooter(Footer):
         return True
 
 
+class DialogFooter(CantinaFooter):
+    """The footer of a screen whose keys are known as it opens (a game's result, at every
+    game's end at a hosted table): its keys come with it, so the screen is laid out once
+    with them, not a second time as they are mounted (see `AT_ONCE`)."""
+
+    AT_ONCE = True
+
+
 class TableFooter(CantinaFooter):
     """The footer, with the same keys all game long: a key that cannot act now (choosing
     while an AI thinks, hurrying while a person chooses) is shown dimmed, not hidden (see
     `TableScreen.check_action`). So when only which keys can act changes, the keys on show
     are dimmed or lit where they are, in the same frame, instead of Textual's way of
     removing every key and mounting new ones after the frame, which lays the whole screen
-    out again. Any other change (a game over, a new set of keys) goes Textual's way."""
+    out again. At a game's end (and the next game's start) as many keys show as before,
+    some of them others in the same places (`n` for `space`): those keys are swapped where
+    they are, not made anew (remounting the keys cost some 30 ms of a host's loop at each
+    game's end and start). Any other change (a new number of keys) goes Textual's way."""
 
     DIMS_IN_PLACE = False  # a key gone at a table (the game over) goes
 
@@ -236,19 +257,34 @@ class TableFooter(CantinaFooter):
             super().bindings_changed(screen)
 
     def _relit(self) -> bool:
-        """Dim or light the keys on show to match the screen's bindings; False when the
-        keys themselves differ (a key to add or remove) and nothing was changed."""
-        enabled: dict[str, bool] = {}
-        for _, binding, active, _ in self.screen.active_bindings.values():
+        """Dim or light the keys on show to match the screen's bindings, swapping a key
+        for another where the screen shows another in its place; False when the number
+        of keys differs (a key to add or remove) and nothing was changed."""
+        wanted: dict[str, tuple[Binding, bool, str]] = {}
+        for _, binding, active, tooltip in self.screen.active_bindings.values():
             if binding.show:
-                enabled.setdefault(binding.action, active)
+                wanted.setdefault(binding.action, (binding, active, tooltip))
         keys = [key for key in self.children if isinstance(key, FooterKey)]
-        if [key.action for key in keys] != list(enabled):
+        if len(keys) != len(wanted):
             return False
-        for key in keys:
-            _light(key, enabled[key.action])
+        for key, (binding, enabled, tooltip) in zip(keys, wanted.values(), strict=True):
+            if key.action != binding.action:
+                self._swap(key, binding, tooltip)
+            _light(key, enabled)
         self._shown = self._what_to_show()  # what the keys show now
         return True
+
+    def _swap(self, key: FooterKey, binding: Binding, tooltip: str) -> None:
+        """Make `key` show `binding` where it is: a repaint, and a new layout only if its
+        width changes (no key removed or mounted)."""
+        display = self.app.get_key_display(binding)
+        wider = cell_len(display + binding.description) != cell_len(
+            key.key_display + key.description
+        )
+        key.key, key.key_display = binding.key, display
+        key.description, key.action = binding.description, binding.action
+        key.tooltip = tooltip or None
+        key.refresh(layout=wider)
 
 
 def _light(key: FooterKey, enabled: bool) -> None:

@@ -22,8 +22,8 @@ from cantina.dealer import Place
 from cantina.games import GAMES
 from cantina.live import LiveTable
 from cantina.narration import Narrator
-from screens.footer import CantinaFooter
-from screens.textual_compat import resume_keeps_styles
+from screens.footer import DialogFooter
+from screens.textual_compat import own_resize, resume_keeps_styles
 
 AGAIN = "again"
 """The next round, game or match at this table (or the final standings of a campaign)."""
@@ -71,8 +71,12 @@ class ResultScreen(ModalScreen[str | None]):
     def post_message(self, message: Message) -> bool:
         """Styled as its widgets mount, not restyled whole as it is first shown (every
         game's end at a hosted table: some 11 ms of the host's loop in one step), nor
-        shown again unless a theme changed meanwhile (`resume_keeps_styles`)."""
+        shown again unless a theme changed meanwhile (`resume_keeps_styles`); nor laid out
+        a second time by the resize it sends itself from its first layout, with the table
+        behind it (`own_resize`: some 10 ms of a host's loop a game)."""
         resume_keeps_styles(self, message)
+        if own_resize(self, message):
+            return False
         return super().post_message(message)
 
     def compose(self) -> ComposeResult:
@@ -94,7 +98,7 @@ class ResultScreen(ModalScreen[str | None]):
                         again = "Final standings"
                     yield Button(Content(f"{again}  [n]"), id="again", variant="primary")
                 yield Button(Content("Leave the table  [b]"), id="back")
-        yield CantinaFooter()
+        yield DialogFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == (AGAIN,):

@@ -7,15 +7,19 @@ Player names are untrusted text: they go through `safe_text`, never through mark
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content, Span
+from textual.geometry import Region
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.style import Style as ContentStyle
 from textual.timer import Timer
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from cantina.text import clean_text
@@ -199,6 +203,12 @@ class Slate(Widget):
         self._calls: list[dict[int, str]] = []
         self._scores: list[int] = []
         self._styles: dict[str, ContentStyle] = {}
+        self._drawn_rows: dict[tuple[Hashable, int, int], Strip] = {}
+        """Each row as drawn, by what it shows (text and styles), the width and where."""
+        self._rows: list[Strip] = []
+        """The rows on show, from the last `render_lines`."""
+        self._lines: list[Content] | None = None
+        """What each row shows, once made for the state and look (see `_shown_lines`)."""
 
     def update_slate(
         self,
@@ -223,17 +233,68 @@ class Slate(Widget):
             return  # most calls change nothing shown: no repaint
         rows = len(names) != len(self._names)
         self._names, self._reveals, self._calls, self._scores = state
-        # The slate fills its container's width, so a new set's column is a repaint; only a
-        # new row changes its height and needs a new layout of the screen.
-        self.refresh(layout=rows)
+        before, self._lines = self._lines, None
+        width = self.size.width
+        if rows or before is None or not width or not self.is_mounted:
+            # The slate fills its container's width, so a new set's column is a repaint;
+            # only a new row changes its height and needs a new layout of the screen.
+            self.refresh(layout=rows)
+            return
+        lines = self._shown_lines()
+        if len(lines) != len(before):
+            self.refresh()
+            return
+        changed = [
+            Region(0, y, width, 1)
+            for y, (old, new) in enumerate(zip(before, lines, strict=True))
+            if (old.plain, old.spans) != (new.plain, new.spans)
+        ]
+        if changed:  # a call changes its caller's row: that row alone is drawn again
+            self.refresh(*changed)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = {}  # the theme or CSS changed: look the component styles up again
+        self._drawn_rows = {}  # and draw every row again
+        self._lines = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The slate drawn row by row, each row kept while it shows the same: a call
+        changes one player's row, and drawing the whole slate again (every row wrapped
+        and styled, and finished by Textual) was the dearest widget of a Val-Des
+        table's frames after the log."""
+        width = self.size.width
+        style = self.visual_style
+        drawn: dict[tuple[Hashable, int, int], Strip] = {}
+        rows: list[Strip] = []
+        for y, line in enumerate(self._shown_lines()):
+            key = ((line.plain, tuple(line.spans)), width, y)
+            row = self._drawn_rows.get(key)
+            if row is None:
+                visual = visualize(self, line, markup=False)
+                row = _on_row(Visual.to_strips(self, visual, width, 1, style)[0], y)
+            drawn[key] = row
+            rows.append(row)
+        self._drawn_rows, self._rows = drawn, rows
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        if y < len(self._rows):
+            return self._rows[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
 
     def render(self) -> Content:
+        return Content("\n").join(self._shown_lines())
+
+    def _shown_lines(self) -> list[Content]:
+        """The slate's rows (made once for each state and look)."""
+        if self._lines is None:
+            self._lines = self._make_lines()
+        return self._lines
+
+    def _make_lines(self) -> list[Content]:
         if not self._names:
-            return Content("")
+            return [Content("")]
         style = self._style
         names = [safe_text(name) for name in self._names]
         for name in names:
@@ -269,7 +330,7 @@ class Slate(Widget):
             total = style("slate--leader") if score == best else style("slate--total")
             row.add(f"  {score:>4}", total)
             lines.append(row.content())
-        return Content("\n").join(lines)
+        return lines
 
     def _cell(self, row: _Row, player: int, k: int) -> None:
         style = self._style
@@ -301,6 +362,22 @@ class Slate(Widget):
             rich = component_style(self, component)
             style = self._styles[component] = ContentStyle.from_rich_style(rich)
         return style
+
+
+def _on_row(strip: Strip, y: int) -> Strip:
+    """`strip`, drawn alone as row 0, with the offsets of row `y` that Textual puts in
+    each piece's style (where a mouse selection finds the text), as when drawn whole."""
+    if y == 0:
+        return strip
+    segments = []
+    for segment in strip:
+        text, style, control = segment
+        offset = style.meta.get("offset") if style is not None else None
+        if style is not None and offset is not None:
+            style = style + Style.from_meta({"offset": (offset[0], y)})
+            segment = Segment(text, style, control)
+        segments.append(segment)
+    return Strip(segments, strip.cell_length)
 
 
 class _Row:

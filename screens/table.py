@@ -47,7 +47,7 @@ from screens.services import UsesApp
 from screens.standings import StandingsScreen
 from screens.stylesheets import stylesheets
 from screens.table_widgets import DecisionBar, Line, NarrationLog
-from screens.textual_compat import resume_keeps_styles
+from screens.textual_compat import own_resize, resume_keeps_styles
 
 MAX_OPTIONS = 9
 HAND_OFF_LINES = 12
@@ -77,11 +77,12 @@ class TableScreen(UsesApp, Screen[None]):
             Binding(str(n), f"pick({n - 1})", show=False, id=f"table.pick{n}")
             for n in range(2, MAX_OPTIONS + 1)
         ),
+        # A game's end puts `n` where `space` was and `r` where `o` was (see `check_action`)
         Binding("space", "hurry", "Hurry", id="table.hurry"),
-        Binding("o", "toggle_odds", "Odds", id="table.odds"),
-        Binding("l", "history", "Log", id="table.history"),
         Binding("n", "play_on", "Play on", id="table.play_on"),
+        Binding("o", "toggle_odds", "Odds", id="table.odds"),
         Binding("r", "result", "Result", id="table.result"),
+        Binding("l", "history", "Log", id="table.history"),
         Binding("t", "standings", "Ranks", id="table.standings", tooltip="The campaign standings"),
         Binding("f1,question_mark", "rules", "Rules", id="table.rules"),
         Binding("escape", "leave", "Leave", id="table.leave"),
@@ -154,8 +155,12 @@ class TableScreen(UsesApp, Screen[None]):
         """A table's screen is styled as its widgets mount, not restyled whole as it is
         first shown: `push_screen` asks for that, some 15 ms of a host's loop in one step
         for every table opened (a profile of the playing load); shown again later, it is
-        restyled only if the app's CSS changed meanwhile (`resume_keeps_styles`)."""
+        restyled only if the app's CSS changed meanwhile (`resume_keeps_styles`). Nor is it
+        laid out a second time by the resize it sends itself from its first layout
+        (`own_resize`)."""
         resume_keeps_styles(self, message)
+        if own_resize(self, message):
+            return False
         return super().post_message(message)
 
     @property
@@ -571,13 +576,19 @@ class TableScreen(UsesApp, Screen[None]):
         """True: the key acts now. None: it cannot act now, and does nothing, but stays in
         the footer, dimmed, so the footer keeps the same keys on every turn (a change of
         keys lays the screen out again; see `TableFooter`). False: not at this table, or
-        not for this viewer (a spectator or a replay chooses nothing)."""
+        not for this viewer (a spectator or a replay chooses nothing).
+
+        At a game's end `n` and `r` take the places of `space` and `o`, which cannot act
+        then: the footer swaps those two keys where they are (`TableFooter`), and the
+        keys still fit 80 columns (with both pairs shown, "esc Leave" was cut off)."""
         over = self.dealer.turn.kind in (OVER, REPLAYED)
         if action in ("pick", "toggle_odds"):
             if not self.place.seats:
                 return False  # nobody here ever chooses: no dead keys in the footer
             decision = self._asked
             if action == "toggle_odds":
+                if over:
+                    return False  # `r` in its place
                 return True if self.awaiting_human else None
             can = (
                 self.awaiting_human
@@ -586,9 +597,9 @@ class TableScreen(UsesApp, Screen[None]):
             )
             return True if can else None
         if action == "hurry":
-            if not self.place.player:
-                return False
-            return True if not self.awaiting_human and not over else None
+            if not self.place.player or over:
+                return False  # over: `n` in its place
+            return True if not self.awaiting_human else None
         if action == "play_on":
             return self.place.player and self.dealer.turn.kind == OVER
         if action == "result":

@@ -21,6 +21,7 @@ from textual.widget import Widget
 
 from screens.drawing import KeptDrawing, plain_rows
 from screens.options import OptionGrid
+from screens.textual_compat import finished_rows, keep_finished_rows
 
 STANDING_OUT = VisualStyle(reverse=True, bold=True)
 """How a line that stands out is drawn (it reads without colour)."""
@@ -103,7 +104,12 @@ class NarrationLog(Widget):
     screen); the whole story is one key away in the history view. Each line is wrapped
     and drawn once and kept while it can still be on show (until the width or the styles
     change), so a new line costs the drawing of that line alone, not of the whole panel,
-    and a long game does not keep the drawing of every line it ever had."""
+    and a long game does not keep the drawing of every line it ever had.
+
+    The rows on show are finished by Textual (the border, the padding, the background),
+    row by row, at every repaint. A new line moves the rows above it up: each of those is
+    given back as finished before, where it now is (`keep_finished_rows`), and only the
+    new rows are finished (the log was some 10% of a host's work with tables playing)."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -113,26 +119,50 @@ class NarrationLog(Widget):
         self._drawn_width = -1
         self._rows: list[Strip] = []
         """The rows on show, from the last `render_lines`."""
+        self._finished: tuple[list[Strip], dict[int, Strip]] | None = None
+        """The rows on show before new lines came, and each as Textual finished it, by
+        row: kept from the repaint the new lines asked for until the next drawing."""
 
     def write(self, line: str) -> None:
-        self.lines.append(line)
-        self.refresh()
+        self.write_lines([line])
 
     def clear(self) -> None:
         """A new game: a new story."""
         self.lines = []
         self._drawn.clear()
+        self._finished = None
         self.refresh()
 
     def write_lines(self, lines: Sequence[str]) -> None:
         """Several lines with one repaint."""
         if lines:
             self.lines.extend(lines)
+            if self._finished is None:  # rows finished since the last drawing: kept
+                self._finished = self._rows, finished_rows(self)
             self.refresh()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._drawn.clear()  # a new theme or class: draw every line again
+        self._finished = None  # and finish every row again
+
+    def _keep_finished(self, rows: list[Strip]) -> None:
+        """Give Textual back the rows finished before that are still on show, each where
+        it now is (a row is the same strip while its line is on show at the same width);
+        only where the finish does not depend on the row (no border or padding above or
+        below)."""
+        finished, self._finished = self._finished, None
+        gutter = self.styles.gutter
+        if finished is None or gutter.top or gutter.bottom:
+            return
+        before, done = finished
+        was = {id(row): y for y, row in enumerate(before)}
+        kept = {}
+        for y, row in enumerate(rows):
+            old = was.get(id(row))
+            if old is not None and old in done:
+                kept[y] = done[old]
+        keep_finished_rows(self, kept)
 
     def _tail(self, width: int, height: int) -> list[Strip]:
         """The last `height` rows of the log at `width`."""
@@ -157,6 +187,7 @@ class NarrationLog(Widget):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._rows = self._tail(self.size.width, self.size.height)
+        self._keep_finished(self._rows)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:

@@ -27,7 +27,7 @@ from textual.app import App
 from textual.cache import FIFOCache
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
-from textual.events import Key, ScreenResume
+from textual.events import Key, Resize, ScreenResume
 from textual.geometry import Region, Size
 from textual.keys import Keys
 from textual.message import Message
@@ -55,12 +55,16 @@ __all__ = [
     "UnreadableInput",
     "bindings_ready",
     "drop_closed_watchers",
+    "finished_rows",
     "focus_moves_repaint_their_widgets",
     "is_exiting",
+    "keep_finished_rows",
     "keep_process_streams",
     "key_disabled",
     "lazy_strip_caches",
+    "mark_bindings_ready",
     "on_each_frame",
+    "own_resize",
     "run_on_the_beat",
     "select_parts",
     "set_key_disabled",
@@ -743,3 +747,42 @@ def resizes_draw_one_frame() -> None:
     """Every screen in this process draws one full frame for a resize (see
     `resized_in_one_frame`); the first hosted session puts it in place, once."""
     Screen._screen_resized = resized_in_one_frame  # type: ignore[method-assign]
+
+
+# --- s25-a: a game's result opened cheaper --------------------------------------------------
+
+
+def mark_bindings_ready(footer: Footer) -> None:
+    """Tell `footer` its screen's bindings are known (`Footer._bindings_ready`), as its
+    first `bindings_changed` would: a footer that composes its keys with its screen (the
+    result's, at every game's end) then needs no second composition, and its screen no
+    second layout, once its screen first publishes its bindings."""
+    footer.set_reactive(_footer.Footer._bindings_ready, True)
+
+
+def own_resize(screen: Screen[Any], message: Message) -> bool:
+    """Whether `message` is the `Resize` a screen posts itself from its own layout
+    (`Screen._refresh_layout` sends one to every widget laid out anew, the screen too,
+    with its `_sender` the screen): the screen was just laid out at that size, and
+    Textual's `_on_resize` lays it out once more, and the screens behind a modal too.
+    A resize of the terminal comes from the app (its sender), and is not this."""
+    return isinstance(message, Resize) and message._sender is screen and message.size == screen.size
+
+
+# --- s25-a: the narration's rows finished once ----------------------------------------------
+
+
+def finished_rows(widget: Widget) -> dict[int, Strip]:
+    """The rows of `widget` as its styles last finished them (border, padding, background:
+    `Widget._styles_cache`, its `_cache` by row), before its next refresh clears them."""
+    return dict(widget._styles_cache._cache)
+
+
+def keep_finished_rows(widget: Widget, rows: dict[int, Strip]) -> None:
+    """Give `widget`'s styles `rows` (by row) as finished already, to draw as they are
+    rather than finish their content again (`StylesCache.render` finishes a row that is
+    dirty or missing: `_dirty_lines`, `_cache`). Only for rows whose finish does not
+    depend on where they are (no border or padding above or below the content)."""
+    cache = widget._styles_cache
+    cache._cache.update(rows)
+    cache._dirty_lines.difference_update(rows)

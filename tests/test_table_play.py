@@ -170,6 +170,55 @@ async def test_a_games_result_is_styled_once_as_it_opens_and_looks_as_restyled()
         await looks_as_restyled(pilot, result)
 
 
+def layouts_of(screen_class: type[Screen], app: CantinaApp, monkeypatch) -> list[object]:
+    """Each layout of every `screen_class` screen made from now on, as it is done."""
+    done: list[object] = []
+    made = screen_class.__init__
+
+    def counted(self, *args, **kwargs) -> None:
+        made(self, *args, **kwargs)
+        self.screen_layout_refresh_signal.subscribe(app, done.append, immediate=True)
+
+    monkeypatch.setattr(screen_class, "__init__", counted)
+    return done
+
+
+async def test_a_games_result_comes_laid_out_once_with_its_footer_keys(monkeypatch):
+    """The result that opens at each game's end is laid out once as it opens and once as
+    its widgets settle, not five times: its footer's keys come with it (Textual's footer
+    mounts them after the first layout, which lays the screen out again), and the resize
+    it sends itself from its first layout does not lay it and the table behind it out
+    once more. Every layout of the result draws the table behind it, tinted: some 20 ms
+    of a host's loop at every game's end. It looks as one laid out anew does."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    laid_out = layouts_of(ResultScreen, app, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await to_the_result(pilot, app)
+        for _ in range(5):
+            await pilot.pause()
+        result = app.screen
+        assert len(laid_out) <= 2, laid_out
+        shown = [key.description for key in result.query(FooterKey)]
+        assert shown == ["Play on", "Log", "Analysis", "See the table", "Leave"]
+        await looks_as_restyled(pilot, result)
+
+
+async def test_a_table_is_not_laid_out_again_by_its_own_resize(monkeypatch):
+    """A table's screen, opened, is laid out as it opens and as its widgets and footer
+    keys settle (three times), not once more for the resize it sends itself from its
+    first layout (some 3 ms of a host's loop at each table opened)."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    laid_out = layouts_of(TableScreen, app, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        table = app.screen
+        await until(pilot, lambda: table.awaiting_human)
+        opened = len(laid_out)
+        await looks_as_restyled(pilot, table)
+        assert opened <= 3, opened
+
+
 def restyles(app: CantinaApp) -> list[object]:
     """The nodes `app` restyles whole from now on, as it does them."""
     restyled: list[object] = []
@@ -335,6 +384,40 @@ async def test_no_dead_keys_where_nobody_chooses():
     async with played.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert {"1", "o", "space"} <= footer_keys(played)
+
+
+def footer_row(app: CantinaApp) -> str:
+    """The footer's row as drawn."""
+    return "".join(picture(app).text[SIZE[1] - 1])
+
+
+async def test_a_games_end_swaps_its_footer_keys_in_place_and_every_key_fits():
+    """At a game's end `n Play on` and `r Result` take the places of `space Hurry` and
+    `o Odds` (which cannot act then), and the next game puts those back: the same key
+    widgets, swapped where they are, not the footer's keys made anew (some 30 ms of a
+    host's loop at every game's end and start), and at 80 columns every key is whole,
+    `esc Leave` too (with both pairs shown it was cut off)."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        table = app.screen
+        await until(pilot, lambda: table.awaiting_human)
+        playing = list(table.query(FooterKey))
+        assert [key.key for key in playing][:3] == ["1", "space", "o"]
+        await to_the_result(pilot, app)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is table)
+        await pilot.pause()
+        assert list(table.query(FooterKey)) == playing, "the same keys, none made anew"
+        assert [key.key for key in playing][:3] == ["1", "n", "r"]
+        row = footer_row(app)
+        for words in ("1-9 Choose", "n Play on", "r Result", "l Log", "f1 Rules", "esc Leave"):
+            assert words in row, (words, row)
+        await pilot.press("n")
+        await until(pilot, lambda: table.awaiting_human)
+        assert list(table.query(FooterKey)) == playing
+        assert [key.key for key in playing][:3] == ["1", "space", "o"]
+        assert "space Hurry  o Odds" in footer_row(app)
 
 
 @pytest.mark.parametrize("bell", [True, False])

@@ -150,6 +150,12 @@ PIECES = [
     Piece("textual.screen:Screen._refresh_layout", params=("self", "size")),
     Piece("textual.screen:Screen._compositor", instance=True),
     Piece("textual.screen:Screen._repaint_required", instance=True),
+    # s25-a: a game's result opened cheaper (and Screen._refresh_layout, above: its Resize)
+    Piece("textual.message:Message._sender", instance=True),
+    # s25-a: the narration's rows finished once
+    Piece("textual.widget:Widget._styles_cache", instance=True),
+    Piece("textual._styles_cache:StylesCache._cache", instance=True),
+    Piece("textual._styles_cache:StylesCache._dirty_lines", instance=True),
 ]
 
 INSTANCES: dict[str, Callable[[type], Any]] = {
@@ -163,6 +169,9 @@ INSTANCES: dict[str, Callable[[type], Any]] = {
     "XTermParser": lambda cls: cls(),
     "DOMNode": lambda cls: cls(),
     "Select": lambda cls: cls([("a", 1)]),
+    "Message": lambda cls: cls(),
+    "Widget": lambda cls: cls(),
+    "StylesCache": lambda cls: cls(),
 }
 """How to make an instance of an owner whose instances carry a private attribute."""
 

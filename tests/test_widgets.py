@@ -13,6 +13,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Region
+from textual.visual import Visual
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 
 from screens.dice import ChanceCube, Die, FaceDie, SixDie, TwelveDie
@@ -449,6 +451,69 @@ async def test_slate_shows_names_literally_and_marks_calls():
         assert lines[4].split()[-2:] == ["·", "4"]
         assert all(len(line) <= 80 for line in lines)
         assert slate.size.width <= 80
+
+
+class WholeSlate(Slate):
+    """A slate drawn whole from its `render()`, as Textual draws a widget."""
+
+    render_lines = Widget.render_lines
+    render_line = Widget.render_line
+
+
+class TwoSlatesApp(App[None]):
+    CSS_PATH = str(STYLES)
+
+    def compose(self) -> ComposeResult:
+        yield Slate()
+        yield WholeSlate()
+
+    def on_mount(self) -> None:
+        for slate in self.query(Slate):
+            slate.update_slate(SLATE_NAMES, SLATE_REVEALS, SLATE_CALLS, SLATE_SCORES)
+
+
+def slate_rows(slate: Slate) -> list[list[tuple[str, object]]]:
+    """The slate's rows as Textual finishes them, each piece of text with its style."""
+    rows = slate.render_lines(Region(0, 0, *slate.size))
+    return [[(segment.text, segment.style) for segment in row] for row in rows]
+
+
+@pilot_test
+async def test_a_call_draws_one_row_of_the_slate_and_it_looks_as_drawn_whole():
+    """A call changes one player's row of the slate: that row alone is drawn again and
+    repainted (the slate drawn whole at every call and reveal was the dearest widget of
+    a Val-Des table's frames after the log), and the slate looks as one drawn whole."""
+    app = TwoSlatesApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        slate, whole = app.query(Slate)
+        await pilot.pause()
+        assert slate_rows(slate) == slate_rows(whole)
+        drawn: list[int] = []
+        plain = Visual.to_strips
+
+        def counted(widget, visual, *args, **kwargs):
+            strips = plain(widget, visual, *args, **kwargs)
+            if widget is slate:
+                drawn.append(len(strips))
+            return strips
+
+        finished: list[int] = []
+        row_of = slate.render_line
+        slate.render_line = lambda y: finished.append(y) or row_of(y)  # type: ignore[method-assign]
+        Visual.to_strips = counted  # type: ignore[method-assign]
+        try:
+            calls = [dict(c) for c in SLATE_CALLS]
+            calls[-1][2] = "blue"  # Zed calls in the set under way
+            for one in (slate, whole):
+                one.update_slate(SLATE_NAMES, SLATE_REVEALS, calls, SLATE_SCORES)
+            await pilot.pause()
+        finally:
+            Visual.to_strips = plain  # type: ignore[method-assign]
+        assert drawn == [1], "Zed's row alone drawn, not all six"
+        assert sorted(set(finished)) == [4], "and finished, and sent"
+        shown = slate_rows(slate)
+        assert shown == slate_rows(whole)
+        assert "D…" in "".join(text for text, _ in shown[4])
 
 
 @pilot_test
