@@ -36,6 +36,7 @@ from cantina.games.events import Event
 from cantina.games.table import Action, Decision, Game, IllegalAction, Kind
 from cantina.live import LiveTable
 from cantina.narration import Narrator
+from cantina.seating import play_command
 from screens.chat import ChatPanel, chat_key_acts
 from screens.dialogs import HAND_OFF_TEXT_WIDTH, ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.dice import Die
@@ -495,9 +496,11 @@ class TableScreen(UsesApp, Screen[None]):
         seed = self.table.setup.seed  # a campaign's next round has a seed of its own
         if self.table.campaign or self.dealer.replay is not None:  # a campaign's round
             return f"Seed {seed} (this {self.unit}'s own, from the campaign's seed)."
-        if self.table.number == 1:
-            again = f"cantina play {self.setup.game} --seed {seed}"
+        again = play_command(self.setup) if self.table.number == 1 else None
+        if again is not None:  # its seats and settings too: the seed alone seats others
             return f"Seed {seed}: `{again}` deals these dice again."
+        if self.table.number == 1:
+            return f"Seed {seed}."
         unit = GAMES[self.setup.game].unit
         return f"Seed {seed}, {unit} {self.table.number} at this table."
 
@@ -668,7 +671,22 @@ class TableScreen(UsesApp, Screen[None]):
         self.query_one("#chat", ChatPanel).show_history()
 
     def action_leave(self) -> None:
+        if self.end_unseen():  # Esc again, on the result or the table, leaves
+            self.action_hurry()
+            return
         self.leave(ask=True)
+
+    def end_unseen(self) -> bool:
+        """Whether this player's game is over but its end is still being shown here, its
+        result not up yet: leaving then (an Esc right after the last pick) never told how
+        it ended, and a campaign deals its next round at once, so nothing ever would."""
+        return (
+            self.place.player
+            and self.game.pending is None
+            and self._result_for != self.number
+            and self.dealer.replay is None
+            and not self.dealer.closed
+        )
 
     def leave(self, *, ask: bool) -> None:
         """Leave the table; when a game is under way and leaving it loses or changes

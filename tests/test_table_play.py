@@ -453,7 +453,9 @@ async def test_the_table_shows_its_seed_its_variants_and_health_against_the_star
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.screen.awaiting_human)
         table = app.screen
-        assert table.log_widget.lines[0].startswith("Seed 6: `cantina play victim --seed 6`")
+        assert table.log_widget.lines[0] == (  # its settings too (the usual seats unsaid)
+            "Seed 6: `cantina play victim --seed 6 --starting-health 4` deals these dice again."
+        )
         assert str(table.query_one("#variants").render()) == "Health 4 · Rematch bonus"
         assert str(table.query_one("#health-0").render()).endswith(" 4/4")
     mercy = app_at("vigo", VigoSettings(seats=3, mercy=True), "you,Expert,Bold", 6)
@@ -461,6 +463,8 @@ async def test_the_table_shows_its_seed_its_variants_and_health_against_the_star
         await pilot.pause()
         variants = str(mercy.screen.query_one("#variants").render())
         assert variants == "Stake limit 5 · Vigo's Mercy"  # the usual starting bank unsaid
+        seed = "`cantina play vigo --seed 6 --seats you,Expert,Bold --variants mercy`"
+        assert seed in mercy.screen.log_widget.lines[0]  # the seats said: not the usual four
     rich = app_at("valdes", ValDesSettings(seats=3, ante=2, starting_bank=40), "you,Expert,Bold", 6)
     async with rich.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -543,3 +547,27 @@ async def test_an_ai_seat_thinking_is_named_once_or_with_its_temperament():
             if {"Bold is thinking…", "Rex (Cautious) is thinking…"} <= seen:
                 break
     assert {"Bold is thinking…", "Rex (Cautious) is thinking…"} <= seen, seen
+
+
+async def test_esc_while_a_games_end_is_still_shown_shows_its_result_first():
+    """The last pick is made and Esc pressed at once, while the end is still being
+    shown: the end is hurried and the result comes up (a campaign deals its next round at
+    once, so leaving then would never tell how the round ended); Esc there gives the
+    table back, and Esc on the table leaves."""
+    app = app_at("victim", VictimSettings(starting_health=1), "you,Expert,Treacherous", 6, pace=0.3)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(3000):
+            await pilot.pause(0.01)
+            table = app.screen
+            if isinstance(table, TableScreen):
+                if table.game.pending is None:
+                    break
+                if table.awaiting_human:
+                    await pilot.press("1")
+        assert isinstance(table, TableScreen) and table.end_unseen(), "the end is being shown"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is table)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen))
