@@ -34,14 +34,22 @@ class HandOffScreen(ModalScreen[bool]):
     HandOffScreen #last-turn { content-align: left top; color: $text-muted; }
     HandOffScreen Button { width: 100%; }
     """
-    BINDINGS = [Binding("enter", "ready", "I have the keyboard", id="handoff.ready")]
+    BINDINGS = [
+        Binding("enter", "ready", "I have the keyboard", id="handoff.ready"),
+        Binding("escape", "leave", "Leave the table", id="handoff.leave"),
+    ]
 
-    def __init__(self, name: str, what: str, seen: Sequence[str] = ()) -> None:
+    def __init__(
+        self, name: str, what: str, seen: Sequence[str] = (), leaving: str | None = None
+    ) -> None:
         super().__init__()
         self.player = name
         self.what = what
         self.seen = list(seen)
         """What everyone saw since the last hand-off."""
+        self.leaving = leaving
+        """What to ask before leaving the table from here (None: nothing is at stake);
+        asked over this screen, so the table stays covered."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -50,13 +58,25 @@ class HandOffScreen(ModalScreen[bool]):
                 yield Static(Content("What everyone saw:\n") + said, id="last-turn")
             yield Static(Content.assemble("Pass the keyboard to ", (self.player, "bold"), "."))
             yield Static(Content(f"Everyone else, look away: {self.what}."))
-            yield Button(Content.assemble(self.player, ", press Enter"), id="ready")
+            # no footer: the line it takes would cut the button off a full hand-off
+            yield Button(Content.assemble(self.player, ", press Enter (Esc leaves)"), id="ready")
 
     def on_button_pressed(self) -> None:
         self.dismiss(True)
 
     def action_ready(self) -> None:
         self.dismiss(True)
+
+    def action_leave(self) -> None:
+        """Dismissed with False once leaving is sure: the table then leaves, unasked."""
+        if self.leaving is None:
+            self.dismiss(False)
+            return
+        self.app.push_screen(ConfirmScreen(self.leaving), self._leave_if)
+
+    def _leave_if(self, sure: bool | None) -> None:
+        if sure:
+            self.dismiss(False)
 
 
 class HistoryScreen(ModalScreen[None]):

@@ -379,9 +379,12 @@ class TableScreen(UsesApp, Screen[None]):
                     self._handing_off = at
                     self.app.push_screen(
                         HandOffScreen(
-                            name, "a secret choice is about to be made", self.since_hand_off()
+                            name,
+                            "a secret choice is about to be made",
+                            self.since_hand_off(),
+                            self.leaving_question(),
                         ),
-                        lambda _ready: self._handed_off(decision, at),
+                        lambda ready: self._handed_off(decision, at, ready),
                     )
                 else:
                     self.offer(decision)
@@ -420,8 +423,11 @@ class TableScreen(UsesApp, Screen[None]):
         self._asked = None
         self.bar.show(prompt)
 
-    def _handed_off(self, decision: Decision, at: tuple[int, int]) -> None:
+    def _handed_off(self, decision: Decision, at: tuple[int, int], ready: bool | None) -> None:
         self._handing_off = None
+        if ready is False:  # Esc on the hand-off, and sure (it asked)
+            self.leave(ask=False)
+            return
         if self.dealer.turn.kind == ASKING and self._now() == at:
             self.offer(decision)
             self.update_bindings()

@@ -9,7 +9,7 @@ import pytest
 from test_no_color import picture
 from textual.geometry import Region
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from cantina.app import CantinaApp
 from cantina.games.valdes import ValDesSettings
@@ -345,6 +345,25 @@ async def second_hand_off(pilot, app: CantinaApp) -> HandOffScreen:
         elif isinstance(screen, TableScreen) and screen.awaiting_human:
             await pilot.press("1")
     raise AssertionError(f"no hand-off after a turn ({handoffs} seen)")
+
+
+async def test_esc_on_the_hot_seat_hand_off_asks_and_leaves_with_the_table_covered():
+    """Esc on the hand-off asks about leaving over it (the secret stays covered): no
+    keeps the hand-off; yes leaves the table. Its button says so."""
+    app = app_at(*HOT_SEAT)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, HandOffScreen))
+        handoff = app.screen
+        assert "press Enter (Esc leaves)" in str(handoff.query_one("#ready", Button).label)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert app.screen_stack[-2] is handoff, "asked over the hand-off"
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is handoff)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen))
 
 
 async def test_the_hot_seat_hand_off_tells_the_turn_everyone_saw():
