@@ -321,8 +321,11 @@ FACE_DIE_FACES: dict[str, tuple[str, ...]] = {
     "support": SUPPORT_DIE,
     "sabotage": SABOTAGE_DIE,
     "neutral": NEUTRAL_DIE,
+    "unknown": ("green", "red", "white"),
 }
-"""Victim!'s custom dice by kind (VI-5, VI-6)."""
+"""Victim!'s custom dice by kind (VI-5, VI-6), and the die not yet known: until the
+Supporter's die is rolled its kind is the Supporter's secret, and a die drawn as one kind
+meanwhile would seem to tell it."""
 
 
 def _check_kind(kind: str) -> None:
@@ -330,8 +333,13 @@ def _check_kind(kind: str) -> None:
         raise ValueError(f"unknown die kind {kind!r}: expected one of {list(FACE_DIE_FACES)}")
 
 
-FACE_DIE_MARKERS: dict[str, str] = {"support": "S+", "sabotage": "S-", "neutral": "N"}
-"""The kind marker each custom die shows in its top edge."""
+FACE_DIE_MARKERS: dict[str, str] = {
+    "support": "S+",
+    "sabotage": "S-",
+    "neutral": "N",
+    "unknown": "",
+}
+"""The kind marker each custom die shows in its top edge (none while it is not known)."""
 
 _FACE_LETTERS: dict[str, tuple[str, str]] = {
     "green": ("G", "die--green"),
@@ -344,7 +352,7 @@ class FaceDie(Die):
     """One of Victim!'s custom dice: `FaceDie("support" | "sabotage" | "neutral")`.
 
     `face` "green"/"red"/"white" shows `G`/`R`/`W`; None a `?`. The top edge carries the
-    kind: `S+` support, `S-` sabotage, `N` neutral.
+    kind: `S+` support, `S-` sabotage, `N` neutral; nothing for "unknown".
     """
 
     face: reactive[str | None] = reactive(None, init=False)
@@ -380,7 +388,10 @@ class FaceDie(Die):
             body = self._centred(letter, self._style(component))
         else:
             body = self._centred("?", self._style("die--unknown"))
+        marker = FACE_DIE_MARKERS[self.kind]
+        if not marker:
+            return self._boxed(body)
         top = Text(" ")
-        top.append(FACE_DIE_MARKERS[self.kind], self._style("die--kind"))
+        top.append(marker, self._style("die--kind"))
         top.append(" ")
         return self._boxed(body, top)

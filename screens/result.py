@@ -88,8 +88,8 @@ class ResultScreen(ModalScreen[str | None]):
                 lines = narrate.moments(self.moments)[-MOMENTS_SHOWN:]
                 if lines:
                     yield Static(Content("Key moments:\n" + "\n".join(lines)), id="moments")
-            if self.seed:
-                yield Static(Content(self.seed), id="result-seed")
+                if self.seed:  # scrolled to with the rest: its command can take lines
+                    yield Static(Content(self.seed), id="result-seed")
             with Horizontal(id="result-buttons"):
                 if self.place.player:
                     again = GAMES[self.setup.game].again

@@ -36,7 +36,7 @@ class VictimScreen(TableScreen):
         self._health = [HealthPips(id=f"health-{seat}") for seat in range(3)]
         self._battle_dice = [SixDie(id=slot, classes="die") for slot in ("a1", "a2", "v1", "v2")]
         # one widget for the three dice: it takes the kind of the die rolled
-        self._face = FaceDie("support", id="face", classes="die face")
+        self._face = FaceDie("unknown", id="face", classes="die face")
         self._d12 = TwelveDie(id="d12", classes="die")
 
     def compose_board(self) -> ComposeResult:
@@ -63,6 +63,7 @@ class VictimScreen(TableScreen):
         for die in self._battle_dice:
             die.value = None
         self._face.face = None
+        self._face.kind = "unknown"  # the Supporter's secret, until rolled
         self._d12.value = None
 
     def sync_board(self, state: VictimState) -> None:
@@ -86,6 +87,7 @@ class VictimScreen(TableScreen):
             for die in (*self._battle_dice, self._face, self._d12):
                 die.finish()  # a tumble still running would overwrite the cleared face
             self._face.face = None
+            self._face.kind = "unknown"  # the Supporter's secret, until rolled
             self._d12.value = None
         elif isinstance(event, Rolled):
             if event.why == "battle":

@@ -12,14 +12,16 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from cantina.app import CantinaApp
+from cantina.games.events import Rolled
 from cantina.games.valdes import ValDesSettings
-from cantina.games.victim import VictimSettings
+from cantina.games.victim import Planned, VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.lobby import Lobby, Player
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup, seats_from_text
 from screens.backroom import names_line, people_line, table_line
 from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
+from screens.dice import FaceDie
 from screens.menu import MenuScreen
 from screens.result import ResultScreen
 from screens.table import TableScreen
@@ -73,19 +75,23 @@ def inside(widget, size=SIZE) -> bool:
 
 async def test_the_result_of_eight_seats_fits_and_scrolls():
     """Every part of the result dialog is on the screen at 80 x 24 with eight seats: the
-    headline, the seed, the buttons; the standings and moments scroll where they do not
-    all fit."""
+    headline, the buttons; the standings, moments and seed (its command, eight seats
+    long, takes lines) scroll where they do not all fit."""
     app = eight_seats()
     async with app.run_test(size=SIZE) as pilot:
         await to_the_result(pilot, app)
         result = app.screen
-        for part in ("#result", "#headline", "#result-body", "#result-seed", "#again", "#back"):
+        for part in ("#result", "#headline", "#result-body", "#again", "#back"):
             assert inside(result.query_one(part)), part
         body = result.query_one("#result-body")
         standings = result.query_one("#standings", Static)
         assert standings.virtual_region.height == 8  # every seat, to scroll to if need be
-        if body.virtual_size.height > body.size.height:
-            assert body.max_scroll_y > 0
+        assert body.virtual_size.height > body.size.height and body.max_scroll_y > 0
+        seed = result.query_one("#result-seed", Static)
+        assert "--seats you,Expert,Bold" in str(seed.render())
+        body.scroll_end(animate=False)
+        await pilot.pause()
+        assert inside(seed), "scrolled to"
 
 
 def test_snapshot_result_of_eight_seats(snap_compare):
@@ -590,3 +596,23 @@ async def test_esc_while_a_games_end_is_still_shown_shows_its_result_first():
         await until(pilot, lambda: app.screen is table)
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, MenuScreen))
+
+
+async def test_victims_supporter_die_shows_no_kind_while_it_is_the_supporters_secret():
+    """Before the Supporter's die is rolled its kind is their secret: the board's die
+    carries no kind marker (it showed "S+", which seemed to tell), from the table's start
+    and again once the next plan is made; once rolled it shows its kind."""
+    app = app_at("victim", VictimSettings(), "you,Expert,Treacherous", 6, pace=5)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        table = app.screen  # at the table's pace, nobody has planned yet
+        die = table.query_one("#face", FaceDie)
+
+        def top() -> str:
+            return str(die.draw()).splitlines()[0]
+
+        assert die.kind == "unknown" and top() == "╭─────╮"
+        table.show_event(Rolled(1, "sabotage", "red", "support"), animate=False)
+        assert top() == "╭ S- ─╮"
+        table.show_event(Planned(2), animate=False)
+        assert top() == "╭─────╮"
