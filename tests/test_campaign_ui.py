@@ -219,15 +219,21 @@ async def test_a_campaign_open_elsewhere_is_refused_with_a_message(tmp_path):
         elsewhere.close()
 
 
-async def test_damaged_saves_are_listed_and_left_untouched(tmp_path):
-    """A damaged save is listed with its file and reason; trying to resume or rename it
-    says why and never writes to it; the good save beside it still opens."""
-    folder = tmp_path / "saves"
+def good_and_broken(folder: Path) -> Path:
+    """A good save, "Good One", and a damaged one listed after it: the damaged one's path."""
     saved(folder, "Good One", "vigo", "you,Expert", VigoSettings(seats=2), 2)
     bad = folder / "broken.json"
     bad.write_bytes(b'{"format": 2, "name": "x", "banks": "lots"')
     old = os.stat(bad).st_mtime - 3600
     os.utime(bad, (old, old))  # listed after the good one
+    return bad
+
+
+async def test_damaged_saves_are_listed_and_left_untouched(tmp_path):
+    """A damaged save is listed with its file and reason; trying to resume or rename it
+    says why and never writes to it; the good save beside it still opens."""
+    folder = tmp_path / "saves"
+    bad = good_and_broken(folder)
     digest = hashlib.sha256(bad.read_bytes()).hexdigest()
     app = app_for(folder)
     async with app.run_test(size=SIZE) as pilot:
@@ -255,11 +261,7 @@ async def test_a_damaged_save_can_be_deleted_once_its_player_is_sure(tmp_path):
     """It can never be played, so its player may want it gone: `x`, then yes, deletes it
     (and nothing else)."""
     folder = tmp_path / "saves"
-    saved(folder, "Good One", "vigo", "you,Expert", VigoSettings(seats=2), 2)
-    bad = folder / "broken.json"
-    bad.write_bytes(b'{"format": 2, "name": "x", "banks": "lots"')
-    old = os.stat(bad).st_mtime - 3600
-    os.utime(bad, (old, old))  # listed after the good one
+    good_and_broken(folder)
     app = app_for(folder)
     async with app.run_test(size=SIZE) as pilot:
         await keys(pilot, "u", "down", "x", "y")

@@ -130,14 +130,19 @@ async def test_before_any_round_has_finished_the_chart_says_so(tmp_path):
 def broke_campaign(folder: Path) -> Path:
     """A Victim! campaign at a match stake of 10 that ends after two matches (a seat
     cannot pay): banks of 0 to 40 over two matches."""
+    return ai_campaign(folder, "Broke", rounds=10, seed=2, match_stake=10)
+
+
+def ai_campaign(folder: Path, name: str, *, rounds: int, seed: int, match_stake: int) -> Path:
+    """A Victim! campaign of three AI seats, played by them to its end."""
     campaign = Campaign.new(
-        "Broke",
+        name,
         "victim",
         seats_from_text("Expert,Bold,Rookie"),
         VictimSettings(),
-        rounds=10,
-        seed=2,
-        match_stake=10,
+        rounds=rounds,
+        seed=seed,
+        match_stake=match_stake,
     )
     path = Store(folder).create(campaign)
     with Store(folder).open(path) as session:
@@ -175,23 +180,7 @@ async def test_a_long_campaigns_chart_opens_with_a_mark_every_few_rounds(tmp_pat
     """Past a dozen rounds the chart left the round marks to plotext (xticks(None)), which
     raised TypeError: g on the standings of a campaign of 12 rounds or more ended the app.
     Its round axis is marked a round step apart now, every mark a whole round."""
-    campaign = Campaign.new(
-        "Long",
-        "victim",
-        seats_from_text("Expert,Bold,Rookie"),
-        VictimSettings(),
-        rounds=20,
-        seed=5,
-        match_stake=0,
-    )
-    path = Store(tmp_path).create(campaign)
-    with Store(tmp_path).open(path) as session:
-        table = session.campaign.table()
-        while not session.campaign.over:
-            while table.game.pending is not None:
-                table.submit(table.game.pending.seat, table.ai_move())
-            if not session.campaign.over:
-                table.next_game()
+    path = ai_campaign(tmp_path, "Long", rounds=20, seed=5, match_stake=0)
     assert load(path).played == 20
     app = app_for(tmp_path, path)
     async with app.run_test(size=SIZE) as pilot:

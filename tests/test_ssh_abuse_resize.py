@@ -5,53 +5,17 @@ with the storm's bytes, and what each resize costs it."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-from pathlib import Path
 
 import asyncssh
-import pytest
-from ssh_clients import Terminal, make_key, plain
+import test_ssh_budget
+from ssh_clients import make_key, plain
+from test_ssh_budget import connect_from, start_host
 
 from cantina.ssh.budget import READ_STEP, RESIZE_POLL, WorkBudget
-from cantina.ssh.keys import load_or_create_host_key
-from cantina.ssh.limits import Limits
-from cantina.ssh.server import Host, HostOptions
 from screens.textual_compat import Compositor
 
-
-@pytest.fixture
-def host_key(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("CANTINA_CONFIG_DIR", str(tmp_path / "config"))
-    return tmp_path / "host_key"
-
-
-async def start_host(host_key: Path, **limits: object) -> Host:
-    options = HostOptions(
-        port=0, host_key=host_key, open=True, limits=dataclasses.replace(Limits(), **limits)
-    )
-    host = Host(options, None)
-    await host.start(load_or_create_host_key(host_key))
-    return host
-
-
-async def connect_from(
-    port: int, address: str, key: asyncssh.SSHKey, size: tuple[int, int] = (80, 24)
-) -> tuple[asyncssh.SSHClientConnection, asyncssh.SSHClientChannel, Terminal]:
-    conn = await asyncssh.connect(
-        "127.0.0.1",
-        port,
-        username="player",
-        client_keys=[key],
-        known_hosts=None,
-        agent_path=None,
-        connect_timeout=10,
-        local_addr=(address, 0),
-    )
-    chan, terminal = await conn.create_session(
-        Terminal, term_type="xterm-256color", term_size=size, encoding=None
-    )
-    await terminal.expect("shared tables", timeout=30)
-    return conn, chan, terminal
+host_key = test_ssh_budget.host_key
+"""A host key's path in the test's own folder (test_ssh_budget's fixture)."""
 
 
 async def test_a_storms_bytes_are_read_a_few_milliseconds_at_a_time(tmp_path, host_key):
