@@ -220,7 +220,7 @@ def name_in(raw: bytes) -> str | None:
     save's too, when that much is whole); None when there is none to read."""
     try:
         return msgspec.json.decode(raw, type=_Named).name or None
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # nested past msgspec's
         return None
 
 
