@@ -118,6 +118,8 @@ class LobbyScreen(HostedScreen):
         Binding("j", "code", "Join by code", id="lobby.code"),
         Binding("m", "menu", "Play alone", id="lobby.menu"),
         Binding("q", "app.quit", "Quit", id="lobby.quit"),
+        # The app's ctrl+q, here without a footer entry of its own beside `q Quit`.
+        Binding("ctrl+q", "app.quit", "Quit", id="lobby.ctrl_quit", show=False, priority=True),
         # the chat panel's title names these (`/`: see TableScreen's)
         Binding("slash", "chat", "Chat", show=False, priority=True, id="lobby.chat"),
         Binding("h", "chat_history", "Chat history", id="lobby.chat_history", show=False),
@@ -142,19 +144,21 @@ class LobbyScreen(HostedScreen):
                 )
                 code.cursor_blink = False  # a blinking cursor is a frame a second, per player
                 yield code
-            yield Static(
-                Content(
-                    "Enter joins the table picked above. New table: v Vigo's Favor,"
-                    " d Val-Des, i Victim!; c sets one of your campaigns. ? helps."
-                ),
-                id="lobby-help",
-            )
+            yield Static(Content(self.help_line()), id="lobby-help")
             yield ChatPanel(
                 ChatSeat(self.lobby.chat, self.player, self.hosted.muted),
                 title="Chat: / to talk, h for all of it (and to mute someone)",
                 id="chat",
             )
         yield CantinaFooter()
+
+    def help_line(self) -> str:
+        """What the keys above the chat do; a guest keeps no campaigns, so hears of none."""
+        campaigns = "; c sets one of your campaigns. " if self.hosted.campaigns_allowed else "  "
+        return (
+            "Enter joins the table picked above. New table: v Vigo's Favor,"
+            f" d Val-Des, i Victim!{campaigns}? helps."
+        )
 
     def on_mount(self) -> None:
         self._shown: list[tuple[str, Content]] | None = None

@@ -192,6 +192,15 @@ async def test_a_session_gets_the_lobby_then_the_menu_and_quits(host, keys):
         await ssh.expect("shared tables")
         await ssh.expect("No tables yet")
         assert len(host.sessions) == 1
+        (session,) = host.sessions
+        assert session.app is not None
+        quits = [
+            active.binding.key
+            for active in session.app.active_bindings.values()
+            if active.binding.show and active.binding.action.endswith("quit")
+        ]
+        assert quits == ["q"], "the footer offers one way to quit, not `q Quit  ^q Quit`"
+        assert "your campaigns" in str(session.app.screen.query_one("#lobby-help").render())
         mark = ssh.mark()
         ssh.send("m")  # play alone: the cantina's own menu
         await ssh.expect("Resume a campaign", since=mark)
@@ -615,6 +624,8 @@ async def test_keyless_guests_only_with_their_own_flag(host, keys):
         assert session.app is not None and not session.app.campaigns_allowed, (
             "a guest has no key to come back with, so no campaigns to keep"
         )
+        help_line = str(session.app.screen.query_one("#lobby-help").render())
+        assert "campaign" not in help_line and "? helps" in help_line, help_line
     finally:
         guest.kill()
 
