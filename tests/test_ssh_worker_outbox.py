@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from cantina.ssh.workers import ENDED, Outbox
+from cantina.ssh.handoff import ENDED, Outbox
 
 PACKETS = 3000
 """Far more than the pair holds with small buffers (a few hundred)."""

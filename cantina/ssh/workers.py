@@ -19,7 +19,8 @@ in: the early drop), by handing it with its refusal to a worker that tells the c
 in one line, as the host does; and a worker asks it, over their socket pair, before a
 logged-in connection or a new session counts (the answer is a turn of the parent's
 loop away), and tells it when a session or a connection ends. A worker that dies takes
-its counts with it.
+its counts with it. What the two say is in handoff.py (with the worker's side of it),
+the parent's counts in ledger.py.
 The parent also supervises: Ctrl-C or SIGTERM stops every worker cleanly (each closes
 its sessions and tables), and a worker that dies is reported in one log line and started
 again (meanwhile the others take every connection).
@@ -35,13 +36,11 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
-import random
 import signal
 import socket
 import sys
 import time
-from collections import Counter, deque
-from collections.abc import Callable
+from collections import deque
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -49,18 +48,20 @@ from types import FrameType
 
 import asyncssh
 
-from cantina.ssh.keys import host_key_path, load_or_create_host_key, read_authorized_keys
-from cantina.ssh.limits import (
-    ADDRESS_CONNECTIONS,
-    ADDRESS_LOGGING_IN,
-    ADDRESS_SESSIONS,
-    ALL_LOGGING_IN,
-    CANTINA_FULL,
-    InputBudget,
-    Limits,
-    early_drop,
-    too_fast_line,
+from cantina.ssh.handoff import (
+    ANSWER,
+    ENDED,
+    FINISHED,
+    HAND,
+    LOGIN,
+    PACKET,
+    SESSION,
+    TAKEN,
+    take_handed,
 )
+from cantina.ssh.keys import host_key_path, load_or_create_host_key, read_authorized_keys
+from cantina.ssh.ledger import Ledger
+from cantina.ssh.limits import ADDRESS_LOGGING_IN
 from cantina.ssh.serve import (
     admits_somebody,
     banner,
@@ -71,7 +72,7 @@ from cantina.ssh.serve import (
     tune_collector,
     warm_up,
 )
-from cantina.ssh.server import Handed, Host, HostOptions
+from cantina.ssh.server import Host, HostOptions
 
 log = logging.getLogger("cantina.ssh")
 
@@ -94,35 +95,6 @@ ACCEPTS = 64
 """Connections accepted at most in one go before the workers' news is read again."""
 ACCEPT_PAUSE = 0.1
 """Seconds the parent waits after an accept failed (out of file descriptors, say)."""
-# What the parent and a worker say over their socket pair (one packet each; NUMBER is
-# the connection's, as the parent numbered it when handing it over):
-HAND = "c"
-"""`c NUMBER HOW [REFUSAL]`, with the connection's descriptor: serve it (HOW `-`), refuse
-it with REFUSAL (`r`), or let it in only in place of a silent one of its address (`w`)."""
-ANSWER = "a"
-"""`a ASK [REFUSAL]`: the parent's answer to a worker's ask (no refusal: it counts)."""
-TAKEN = "t"
-"""`t NUMBER`: a connection handed over is now being served."""
-ENDED = "e"
-"""`e NUMBER`: a connection handed over has ended (with its login and sessions)."""
-LOGIN = "l"
-"""`l ASK NUMBER`: may this connection, logged in, stay?"""
-SESSION = "s"
-"""`s ASK NUMBER`: may a new session start on this connection?"""
-FINISHED = "f"
-"""`f ASK NUMBER`: the session of this connection asked about as ASK has ended (the
-parent counts it no more if it counted it)."""
-PACKET = 1024
-"""The longest message either sends."""
-ASK_TIMEOUT = 5.0
-"""Seconds a worker waits for its parent's answer before letting the login or session
-in all the same (the parent answers within a turn of its loop; this is for a parent
-that is going away or stalled, so that nobody waits on it forever). Once one ask has
-waited that long, the worker asks on but waits for no answer until the parent answers
-again: a player's login and session do not wait 5 s each, nor does every login after."""
-OUTBOX = 100_000
-"""Packets a worker keeps for a parent that reads nothing, at most (a few MB): past it,
-the oldest go (a parent stalled that long is as good as gone)."""
 FORGET_EVERY = 10.0
 """Seconds between the parent's sweeps of addresses whose session budget is full."""
 
@@ -179,298 +151,6 @@ def worker_main(
             await run_host(options, listening, key=key, announce=False)
 
     sys.exit(reported(lambda: asyncio.run(main()), options))
-
-
-def take_handed(host: Host, hand: socket.socket) -> None:
-    """Serve each connection the parent hands over this worker's end of the pair, and
-    tell the parent when one is taken and when it ends (it counts them to share out);
-    the host asks the parent before a login or a session counts (`ParentCounts`)."""
-    loop = asyncio.get_running_loop()
-    hand.setblocking(False)
-    serving: set[asyncio.Task[None]] = set()
-
-    tell = Outbox(hand, loop).tell
-    counts = host.counts = ParentCounts(tell)
-
-    async def serve(sock: socket.socket, handed: Handed) -> None:
-        try:
-            await host.adopt(sock, handed)
-        except (asyncssh.Error, OSError, TimeoutError):
-            pass  # ended before the login: its Gate has logged why
-        finally:
-            sock.close()
-            tell(ENDED, handed.number)
-
-    def handed() -> None:
-        while True:
-            try:
-                said, fds, _, _ = socket.recv_fds(hand, PACKET, 8)
-            except BlockingIOError:
-                return
-            except OSError:
-                said, fds = b"", []
-            if not said and not fds:  # the parent has closed its end
-                loop.remove_reader(hand.fileno())
-                with contextlib.suppress(ValueError, OSError):  # (closed already)
-                    loop.remove_writer(hand.fileno())
-                counts.parent_gone()
-                return
-            word, number, rest = [*said.decode(errors="replace").split(" ", 2), "", ""][:3]
-            if word == ANSWER and number.isdigit():
-                counts.answered(int(number), rest)
-            for fd in fds:
-                sock = socket.socket(fileno=fd)
-                if word != HAND or not number.isdigit():
-                    sock.close()
-                    continue
-                how, _, refusal = rest.partition(" ")
-                ticket = Handed(int(number), refusal if how == "r" else "", how == "w")
-                tell(TAKEN, ticket.number)
-                task = loop.create_task(serve(sock, ticket))
-                serving.add(task)
-                task.add_done_callback(serving.discard)
-
-    loop.add_reader(hand.fileno(), handed)
-
-
-class Outbox:
-    """What a worker tells its parent, over its end of their socket pair: each packet
-    sent at once, or, while the pair's buffer is full (a parent stopped or stalled reads
-    nothing), kept in order and sent as soon as it reads again. Dropped, a connection's
-    or a session's end would stay counted in the parent for good."""
-
-    def __init__(self, sock: socket.socket, loop: asyncio.AbstractEventLoop) -> None:
-        self.sock = sock
-        self.loop = loop
-        self.waiting: deque[bytes] = deque()
-        self.gone = False
-        """The parent's end is closed (this worker is ending): nothing more is sent."""
-
-    def tell(self, *words: object) -> None:
-        packet = " ".join(str(w) for w in words).encode()
-        if self.gone:
-            return
-        if self.waiting:
-            self.waiting.append(packet)
-        elif not self.send(packet):
-            self.waiting.append(packet)
-            self.loop.add_writer(self.sock.fileno(), self.flush)
-        if len(self.waiting) > OUTBOX:  # a parent gone for good: it ends this worker soon
-            self.waiting.popleft()
-
-    def send(self, packet: bytes) -> bool:
-        """Whether `packet` is sent (or need not be: the parent is gone)."""
-        try:
-            self.sock.send(packet)
-        except BlockingIOError:
-            return False
-        except OSError:
-            self.gone = True
-            self.waiting.clear()
-        return True
-
-    def flush(self) -> None:
-        while self.waiting:
-            if not self.send(self.waiting[0]):
-                return
-            if self.waiting:
-                self.waiting.popleft()
-        self.loop.remove_writer(self.sock.fileno())
-
-
-class ParentCounts:
-    """A worker's side of the parent's counts (server.Counts): each ask a packet to the
-    parent and a future for its answer."""
-
-    def __init__(self, tell: Callable[..., None]) -> None:
-        self.tell = tell
-        self.asks: dict[int, asyncio.Future[str]] = {}
-        self.last = 0
-        self.silent = False
-        """An ask went unanswered for ASK_TIMEOUT, and the parent has said nothing since:
-        what is asked is let in at once, uncounted (the parent counts it when it reads
-        the ask, if it ever does)."""
-
-    async def login(self, handed: Handed) -> str | None:
-        return (await self.ask(LOGIN, handed))[0]
-
-    async def session(self, handed: Handed) -> tuple[str | None, int]:
-        return await self.ask(SESSION, handed)
-
-    def session_ended(self, handed: Handed, ask: int) -> None:
-        self.tell(FINISHED, ask, handed.number)
-
-    async def ask(self, word: str, handed: Handed) -> tuple[str | None, int]:
-        """The parent's answer (a refusal, or None), and the number it was asked with."""
-        self.last += 1
-        ask = self.last
-        self.tell(word, ask, handed.number)
-        if self.silent:
-            return None, ask
-        answer = self.asks[ask] = asyncio.get_running_loop().create_future()
-        try:
-            return await asyncio.wait_for(answer, ASK_TIMEOUT) or None, ask
-        except TimeoutError:
-            if not self.silent:  # said once, for every ask let in until it answers
-                self.silent = True
-                log.warning(
-                    "the parent has not answered in %g s: logins and sessions are let in "
-                    "uncounted until it does",
-                    ASK_TIMEOUT,
-                )
-            return None, ask
-        finally:
-            self.asks.pop(ask, None)
-
-    def answered(self, ask: int, refusal: str) -> None:
-        if self.silent:
-            self.silent = False
-            log.info("the parent answers again: logins and sessions are counted")
-        answer = self.asks.get(ask)
-        if answer is not None and not answer.done():
-            answer.set_result(refusal)
-
-    def parent_gone(self) -> None:
-        """Nobody will answer: what is asked is let in (this worker is ending)."""
-        for answer in self.asks.values():
-            if not answer.done():
-                answer.set_result("")
-
-
-@dataclass
-class Link:
-    """A connection handed to a worker, as the parent counts it."""
-
-    worker: int
-    address: str
-    handed: float
-    logged_in: bool = False
-    refused: bool = False
-    """Refused at its login: counted nowhere until it ends."""
-    sessions: set[int] = field(default_factory=set)
-    """The asks of its sessions that count (their worker's numbers), until each ends."""
-
-
-class Ledger:
-    """The counts the limits are held to over every worker (the parent's): connections
-    logging in, logged in and sessions, by address, and each address's new sessions.
-    The checks and refusals are those of `Host` with one process."""
-
-    def __init__(self, limits: Limits, draw: random.Random | None = None) -> None:
-        self.limits = limits
-        self.random = draw or random.Random()
-        self.links: dict[int, Link] = {}
-        self.waiting: Counter[str] = Counter()
-        self.logged_in: Counter[str] = Counter()
-        self.sessions: Counter[str] = Counter()
-        self.starts: dict[str, InputBudget] = {}
-        self.last = 0
-
-    def number(self) -> int:
-        self.last += 1
-        return self.last
-
-    def arriving(self, address: str) -> tuple[str, bool]:
-        """A new connection from `address`: why it is refused (or ""), and whether its
-        address is at its cap of connections logging in (one of them must make way)."""
-        if self.too_fast(address):  # no session to give it: spare the key exchange
-            return too_fast_line(self.limits.session_rate), False
-        if self.waiting[address] >= self.limits.startups_per_address:
-            return "", True
-        if early_drop(self.waiting.total(), self.limits.startups, self.random.random()):
-            return ALL_LOGGING_IN, False
-        return "", False
-
-    def crowding(self, address: str) -> list[int]:
-        """The workers holding connections of `address` still logging in, the one with
-        the oldest first (the likeliest to hold one that never sent its SSH version)."""
-        links = sorted(
-            (link for link in self.links.values() if link.address == address),
-            key=lambda link: link.handed,
-        )
-        waiting = (link for link in links if not link.logged_in and not link.refused)
-        return list(dict.fromkeys(link.worker for link in waiting))
-
-    def handed(self, number: int, worker: int, address: str, now: float) -> None:
-        self.links[number] = Link(worker, address, now)
-        self.waiting[address] += 1
-
-    def login(self, number: int) -> str | None:
-        link = self.links.get(number)
-        if link is None or link.logged_in or link.refused:
-            return None
-        self._drop(self.waiting, link.address)
-        why = None
-        if self.logged_in.total() >= self.limits.max_connections:
-            why = CANTINA_FULL
-        elif self.logged_in[link.address] >= self.limits.connections_per_address:
-            why = ADDRESS_CONNECTIONS
-        if why:
-            link.refused = True
-            return why
-        link.logged_in = True
-        self.logged_in[link.address] += 1
-        return None
-
-    def session(self, number: int, ask: int) -> str | None:
-        link = self.links.get(number)
-        if link is None:
-            return None
-        if self.sessions.total() >= self.limits.max_sessions:
-            return CANTINA_FULL
-        if self.sessions[link.address] >= self.limits.per_address:
-            return ADDRESS_SESSIONS
-        starts = self.starts.get(link.address)
-        if starts is None:
-            limits = self.limits
-            starts = self.starts[link.address] = InputBudget(
-                limits.session_rate, limits.session_burst
-            )
-        if not starts.take(1):
-            return too_fast_line(self.limits.session_rate)
-        link.sessions.add(ask)
-        self.sessions[link.address] += 1
-        return None
-
-    def session_ended(self, number: int, ask: int) -> None:
-        """A session ended: it counts no more, if it counted (one its worker let in while
-        this parent did not answer, and refused once it did, never did)."""
-        link = self.links.get(number)
-        if link is not None and ask in link.sessions:
-            link.sessions.discard(ask)
-            self._drop(self.sessions, link.address)
-
-    def ended(self, number: int) -> None:
-        link = self.links.pop(number, None)
-        if link is None:
-            return
-        for _ in link.sessions:
-            self._drop(self.sessions, link.address)
-        if link.logged_in:
-            self._drop(self.logged_in, link.address)
-        elif not link.refused:
-            self._drop(self.waiting, link.address)
-
-    def worker_ended(self, worker: int) -> None:
-        """A worker died: its connections went with it."""
-        for number in [n for n, link in self.links.items() if link.worker == worker]:
-            self.ended(number)
-
-    def too_fast(self, address: str) -> bool:
-        starts = self.starts.get(address)
-        return starts is not None and starts.take(0) == 0 and starts.tokens < 1
-
-    def forget(self) -> None:
-        """Forget the addresses whose budget of new sessions is full again."""
-        for address, starts in list(self.starts.items()):
-            if starts.take(0) == 0 and starts.tokens >= starts.burst:
-                del self.starts[address]
-
-    @staticmethod
-    def _drop(counter: Counter[str], address: str) -> None:
-        counter[address] -= 1
-        if counter[address] <= 0:
-            del counter[address]
 
 
 def end_with(parent: int) -> None:
