@@ -18,9 +18,10 @@ from pty_output import PtyOutput
 from redis_server import needs_redis, redis_server  # noqa: F401
 
 from cantina.ai.temperament import temperament
+from cantina.arguments import MAX_SESSIONS
 from cantina.campaign.series import Campaign
 from cantina.campaign.store import Store, load
-from cantina.cli import MAX_SESSIONS, build_parser
+from cantina.cli import build_parser
 from cantina.games import events as common
 from cantina.games.table import play_moves
 from cantina.games.valdes import ValDesSettings
