@@ -81,9 +81,9 @@ async def test_a_hosted_campaigns_dice_to_come_are_told_to_no_one(keys: Keys, tm
     """The owner sets their campaign (seed 5, which they chose) at a shared table and bob
     joins: the round is dealt again from a secret seed of 63 bits, not the one that seed
     deals at home; after moves by both, neither's standings offer a replay of the round
-    under way (it would tell its seed), nor does typing its number open one; no screen
-    says the seed; and the save, checked as every save is, holds the new seed, the
-    round's moves and its dice."""
+    under way (it would tell its seed), nor does typing its number open one, nor do the
+    owner's from the saves list of another session; no screen says the seed; and the
+    save, checked as every save is, holds the new seed, the round's moves and its dice."""
     host = await start_host(keys, save_dir=tmp_path / "saves")
     path = saved_night(host, keys)
     at_home = night().data.table
@@ -120,6 +120,32 @@ async def test_a_hosted_campaigns_dice_to_come_are_told_to_no_one(keys: Keys, tm
             assert session_of(host, name).app.screen is standings
             client.send("\x1b")
             await until(lambda n=name: table_screen(host, n) is not None, f"{name} back")
+
+        # Nor from the saves list, in another session of the owner's (the same key).
+        again = await OpenSSH.start(keys.player, host.port, "-tt", user="ann2")
+        clients["ann2"] = again
+        await again.expect("t Ranks")  # a new session of hers follows her table: leave it
+        mark = again.mark()
+        again.send("\x1b")
+        await again.expect("Leave the table?", since=mark)
+        again.send("y")
+        await again.expect("shared tables", since=mark)
+        mark = again.mark()
+        again.send("m")  # play alone: the menu
+        await again.expect("Resume a campaign", since=mark)
+        again.send("u")
+        await again.expect("Shared Night", since=mark)
+        await asyncio.sleep(0.3)  # the list has the focus
+        again.send("t")
+        await until(
+            lambda: isinstance(session_of(host, "ann2").app.screen, StandingsScreen),
+            "the standings from the saves list",
+        )
+        standings = session_of(host, "ann2").app.screen
+        assert standings.campaign.data.table is not None, "the round under way, as saved"
+        assert standings.rounds() == []
+        standings.replay("1")
+        await again.expect("is under way", since=mark)
 
         for name, client in clients.items():
             told = plain(bytes(client.output))
