@@ -101,8 +101,14 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
 
     def rounds(self) -> list[int]:
         """The rounds that can be replayed: every finished one, and the one under way once
-        a move has been made in it."""
-        return self.campaign.replayable()
+        a move has been made in it, but not over SSH: a replay tells its round's seed, and
+        at a shared table the dice to come of the round under way are everyone's secret
+        (a finished round's seed tells nothing of the next ones')."""
+        numbers = self.campaign.replayable()
+        under_way = self.campaign.data.table
+        if self.cantina.files_on_host or under_way is None:
+            return numbers
+        return [n for n in numbers if n != under_way.start.number]
 
     @on(Button.Pressed, "#replay")
     def replay_pressed(self) -> None:
@@ -146,6 +152,11 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
             self.campaign.replay(number)  # ValueError for a round it does not have
         except ValueError as err:
             self.cannot_replay(str(err))
+            return
+        if number not in numbers:  # the round under way, over SSH (`rounds`)
+            self.cannot_replay(
+                f"{unit} {number} is under way: its replay would tell the dice to come"
+            )
             return
         self.cantina.open_replay(self.campaign, number)
 

@@ -13,7 +13,7 @@ import pytest
 
 from cantina.campaign.check import Damaged
 from cantina.campaign.errors import Ambiguous, CampaignError, NameTaken, NotFound
-from cantina.campaign.series import Campaign, rounds_for
+from cantina.campaign.series import Campaign, constitution, round_seed, rounds_for
 from cantina.campaign.store import InUse, Store, load
 from cantina.games.table import play_moves
 from cantina.games.vigo import VigoSettings
@@ -443,3 +443,37 @@ def test_find_knows_a_damaged_save_by_its_name_when_that_can_be_read(tmp_path: P
         store.open(store.find("Friday"))
     with pytest.raises(NotFound):
         store.find("garbled name")
+
+
+def test_a_campaign_given_a_new_seed_keeps_its_rounds_begun_and_deals_on_from_it(tmp_path):
+    """As it is set at a shared table (`Campaign.reseed`): the finished round keeps its
+    seed, the round only dealt is dealt again from the new seed, and the save, loaded and
+    played on, passes every check; once a move is made, a new seed changes nothing."""
+    store = Store(tmp_path)
+    path = store.create(new_campaign("vigo", 3, 4))
+    new_seed = 2**62 + 12345
+    with store.open(path) as session:
+        campaign = session.campaign
+        while campaign.played < 1:
+            drive(campaign, 1, lambda *_: None)
+        dealt = campaign.data.table
+        assert dealt is not None and json.loads(bytes(dealt.moves)) == []
+        first = campaign.data.finished[0].start.seed
+        assert campaign.reseed(new_seed)
+        assert campaign.data.seed == new_seed and campaign.data.legacy_rounds == 1
+        assert campaign.data.finished[0].start.seed == first
+        again = campaign.data.table
+        assert again is not None and again.start.number == 2
+        assert again.start.seed == round_seed(new_seed, 2, constitution(campaign.data))
+        assert again.start.seed != dealt.start.seed
+        assert campaign.setup().seed == again.start.seed
+        session.save()
+    reloaded = load(path)  # checked whole: round 1 from the old seed, round 2 the new one
+    assert reloaded.data.seed == new_seed and reloaded.data.legacy_rounds == 1
+    with store.open(path) as session:
+        drive(session.campaign, 3, lambda *_: None)
+        under_way = session.campaign.data.table
+        assert not session.campaign.reseed(1)
+        assert session.campaign.data.table == under_way
+        assert session.campaign.data.seed == new_seed
+    assert decisions(load(path)) == decisions(reloaded) + 3

@@ -109,9 +109,7 @@ def test_a_damaged_document_is_refused_by_name_and_field_and_left_as_it_was(keep
     assert refused.value.file == "vigo-3.json" and refused.value.field == "$.banks"
     with pytest.raises(Damaged, match=r"vigo-3\.json: \$\.banks: edited"):
         redis.rename(path, "Another")
-    with pytest.raises(Damaged):
-        redis.delete(path)
-    assert _doc(redis, path) == damaged, "never written over, renamed or deleted"
+    assert _doc(redis, path) == damaged, "never written over or renamed"
     assert redis.client.exists(redis._lease(path.name)) == 0, "a refused opening holds nothing"
 
     # Not JSON at all: the list says why, with the document's name.
@@ -119,6 +117,46 @@ def test_a_damaged_document_is_refused_by_name_and_field_and_left_as_it_was(keep
     (entry,) = redis.entries()
     assert entry.campaign is None and entry.problem is not None
     assert entry.file == "vigo-3.json" and "not a cantina save" in str(entry.problem)
+
+
+def test_a_damaged_document_is_deleted_once_its_player_is_sure_under_its_lease(
+    keepers,
+) -> None:
+    """It can never be played, so its player may want it gone (as a damaged save file):
+    deleting it takes only its lease, not its campaign; and not while another host holds
+    that lease."""
+    a, b = (keeper.player("p1") for keeper in keepers)
+    path = a.create(new_campaign("vigo", 3, 4))
+    kept = a.create(new_campaign("valdes", 7, 3))
+    with a.open(path) as session:
+        drive(session.campaign, 4, lambda *_: None)
+    doc = json.loads(_doc(a, path))
+    doc["banks"] = [999] * len(doc["banks"])
+    damaged = json.dumps(doc, indent=1).encode()
+    a.client.set(a._doc(path.name), damaged)
+    with pytest.raises(Damaged, match=r"\$\.banks: edited"):
+        b.open(path)
+
+    # Held by another host (its lease, as `Lease.acquire` takes it): refused, left whole.
+    a.client.set(a._lease(path.name), "elsewhere:4242:abc", px=60_000)
+    with pytest.raises(InUse, match=r"open in another cantina \(host elsewhere, process 4242\)"):
+        b.delete(path)
+    assert _doc(a, path) == damaged
+    a.client.delete(a._lease(path.name))
+
+    b.delete(path)
+    assert a.client.exists(a._doc(path.name), a._written(path.name)) == 0
+    assert a.client.exists(a._lease(path.name)) == 0, "its lease is let go"
+    assert [e.path for e in a.entries()] == [kept], "the other campaign stays"
+    assert decisions(a.load(kept)) == 0
+
+    # Too garbled to name, or gone: the same.
+    garbled = a.create(new_campaign("victim", 2, 2))
+    a.client.set(a._doc(garbled.name), b'{"format": 3, "listing": ')
+    a.delete(garbled)
+    assert [e.path for e in b.entries()] == [kept]
+    with pytest.raises(CampaignError, match="no campaign called"):
+        a.delete(garbled)
 
 
 def test_a_second_host_is_refused_while_the_lease_is_renewed(keepers) -> None:

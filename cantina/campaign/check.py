@@ -178,7 +178,8 @@ def check(campaign: Campaign, file: str, *, dealt: bool = True) -> None:
 def _check_start(replay: Campaign, file: str, at: str, start: Start) -> None:
     """A round begins as the rounds before left the campaign: its number, banks, title,
     Scorekeeper or last Victim, and the seed derived for it (a round begun under an older
-    format keeps the seed that format dealt: `legacy_rounds`)."""
+    format, or before the campaign's seed was drawn again, keeps the seed it was dealt:
+    `legacy_rounds`)."""
     try:
         expected = replay.next_start()
     except ValueError as err:

@@ -116,9 +116,11 @@ class CampaignFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     starting_bank: Bank
     """What every seat's bank was before the first round."""
     legacy_rounds: Annotated[int, msgspec.Meta(ge=0, le=MAX_ROUNDS)] = 0
-    """How many rounds began under an older format, whose seeds are as that format had them;
-    every later round's seed is derived from the campaign's seed and what it is (roster,
-    settings, rounds, stakes: `series.round_seed`)."""
+    """How many rounds began under an older format, whose seeds are as that format had them,
+    or before the campaign's seed was drawn again (as it was set at a shared table:
+    `Campaign.reseed`), whose seeds came from the old one; every later round's seed is
+    derived from the campaign's seed and what it is (roster, settings, rounds, stakes:
+    `series.round_seed`)."""
     banks: Annotated[list[Bank], msgspec.Meta(min_length=2, max_length=MAX_SEATS)]
     """Every seat's bank after the last finished round (the starting banks before any)."""
     finished: Annotated[list[RoundRecord], msgspec.Meta(max_length=MAX_ROUNDS)] = []

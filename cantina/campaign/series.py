@@ -314,6 +314,23 @@ class Campaign:
             return ValueError(f"the campaign is over: {self.data.ended}")
         return ValueError(f"the campaign {self.name!r} is over")
 
+    def reseed(self, seed: int) -> bool:
+        """A new seed for the rounds to come, as the campaign is set at a shared table:
+        its owner chose or saw the old one, and with it would know every roll and AI choice
+        of the rounds the others play. Each round begun keeps its own seed (counted in
+        `legacy_rounds`, as a migrated format's are); the round under way, if nothing has
+        been decided in it, is dealt again from the new one. False, and nothing changed,
+        when something has: that round's dice come from the old seed."""
+        d = self.data
+        if d.table is not None and msgspec.json.decode(bytes(d.table.moves)):
+            return False
+        d.seed = seed
+        d.legacy_rounds = len(d.finished)
+        self._table = None
+        if d.table is not None:
+            self.prepare_next()
+        return True
+
     def prepare_next(self) -> None:
         """Deal the next round (its table, with no move yet), or, when it cannot begin (a
         seat that cannot pay), end the campaign saying why; nothing after the last round."""

@@ -46,6 +46,8 @@ class Seats:
             return seat
         if table.started:
             raise ValueError("that table is already playing; you may watch it")
+        if table.owners_alone:
+            raise ValueError(f"{table.owners_alone}; you may watch it")
         if not table.free_seats:
             raise ValueError("that table has no free seat; you may watch it")
         seat = table.free_seats[0]

@@ -3,6 +3,7 @@ what a store keeps of it (`record_of`, read back by `seated_of`)."""
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -80,6 +81,12 @@ class SharedTable:
     """Who took a seat at the table through this host (set it, joined, or rejoined), by
     identity: with many hosts, this host reads the log of a table its own people sit at
     (`ManyHosts._worth_following`)."""
+    owners_alone: str = ""
+    """Why nobody but its creator may sit at this campaign's table, if so (`seal`)."""
+
+    def __post_init__(self) -> None:
+        if self.campaign is not None:
+            seal(self)
 
     @property
     def live(self) -> LiveTable | None:
@@ -137,7 +144,7 @@ class SharedTable:
             return f"{spec.name} (AI)" if same else f"{spec.name} (AI, {spec.temperament})"
         player = self.seated.get(seat)
         if player is None:
-            return "(free seat)"
+            return f"({self.stand_in}, standing in)" if self.owners_alone else "(free seat)"
         away = self.dealer is not None and seat in self.dealer.away_since
         return player.name + (" (away)" if away else "")
 
@@ -147,9 +154,35 @@ class SharedTable:
         watching = len(self.watching())
         if watching:
             parts.append(f"{watching} watching")
+        if self.owners_alone:
+            parts.append("its owner's alone")
         if self.started:
             parts.append("playing")
         return ", ".join(parts)
+
+
+OWNERS_ALONE = (
+    "this campaign's round under way began before it was set here, so its owner may know"
+    " its dice: nobody else sits at it until that round is over"
+)
+
+
+def seal(table: SharedTable) -> None:
+    """A campaign set at a shared table plays on from a seed of 63 bits, from the system's
+    secrets, that nobody is told: its owner chose or saw the one it had (the new-campaign
+    screen, the seed line of a table played alone), and would know every roll and AI
+    choice to come at a table the others join. Its round under way is dealt again from
+    it, unless something was decided there: then that round's dice come from the old
+    seed, and the table is its owner's alone (the stand-in in its other seats). Saved
+    with the first decision; a table closed before then leaves the save as it was."""
+    assert table.campaign is not None
+    campaign = table.campaign.campaign
+    if campaign.over:
+        return  # no round to deal: the lobby refuses the table (`campaign_table`)
+    if campaign.reseed(secrets.randbits(63)):
+        table.setup = campaign.setup()
+    else:
+        table.owners_alone = OWNERS_ALONE
 
 
 def seated_of(record: TableRecord, setup: TableSetup) -> dict[int, Player]:

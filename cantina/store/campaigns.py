@@ -2,8 +2,9 @@
 
 Each campaign is the very document a save file holds (`cantina.campaign.store.encode`: the
 same bytes, schema and listing first), read back through the same checks, so a damaged
-one is refused with its name and field, and never written over, renamed or deleted. Any
-host can open a player's campaigns; a lease, not a flock, keeps two from playing one.
+one is refused with its name and field, and never written over or renamed (only deleted,
+once its player is sure, under its lease as any change). Any host can open a player's
+campaigns; a lease, not a flock, keeps two from playing one.
 
 Keys, all of one player's in one hash slot (the player's name in braces, as a Redis
 Cluster wants for a script that touches several):
@@ -658,10 +659,23 @@ class RedisCampaigns:
         rename_in(self, path, name)
 
     def delete(self, path: Path) -> None:
-        """Delete a campaign that is whole and open nowhere else."""
-        session = self.open(path)
-        with session:
-            session.lease.write(path.name, b"")
+        """Delete a document no cantina has open (InUse otherwise), whole or damaged: only
+        its lease is needed, not its campaign (as `Store.delete` takes only a save's lock).
+        A damaged one can never be played, so its player may want it gone."""
+        file = path.name
+        with _reaching():
+            raw = self.client.get(self._doc(file))
+        if raw is None:
+            raise NotFound(f"no campaign called {file!r} here")
+        raw = raw if isinstance(raw, bytes) else _text(raw).encode()
+        lease = Lease(
+            self.keeper, self._lease(file), self._doc(file), self.index, self._written(file)
+        )
+        lease.acquire(campaign_name(name_in(raw) or Path(file).stem), raw)
+        try:
+            lease.write(file, b"")
+        finally:
+            lease.release()
 
     def export(self, path: Path, destination: Path) -> Path:
         """The document, byte for byte, as a save file at `destination` (a new file, or a
