@@ -352,7 +352,10 @@ class CampaignTableScreen(HostedScreen):
             yield Static(Content("Set one of your campaigns at a shared table"), id="lobby-title")
             yield OptionList(id="campaign-choices")
             yield Static(
-                Content("Enter sets the table; its seats for people are for those who join."),
+                Content(
+                    "Enter sets the table; its seats for people are for those who join (from"
+                    " the next round, when you have played some of this one)."
+                ),
                 id="lobby-help",
             )
         yield CantinaFooter()
@@ -511,6 +514,11 @@ class WaitingScreen(HostedScreen):
         if self.watching:
             return Content(f"You are watching ({free}); when it starts, you follow it.")
         if self.table.creator.identity == self.player.identity:
+            if self.table.owners_alone:
+                return Content(
+                    "Press s to start. This round began before the table was set, so it is"
+                    " yours alone: the stand-in plays the other seats, and others may watch."
+                )
             if not missing:
                 return Content("Everyone is here: press s to start.")
             return Content(
