@@ -95,43 +95,32 @@ def whole(low: int | None, high: int | None, unit: str = "") -> Callable[[str], 
     return parse
 
 
-def seconds(low: float, high: float) -> Callable[[str], float]:
-    """An argparse type: a number of seconds from `low` to `high`."""
+def number(low: float, high: float, what: str, span: str) -> Callable[[str], float]:
+    """An argparse type: a number of `what` from `low` to `high` (said as `span`)."""
 
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"must be a number of seconds, not {shown(text)}"
+                f"must be a number of {what}, not {shown(text)}"
             ) from None
         if not (math.isfinite(value) and low <= value <= high):
-            raise argparse.ArgumentTypeError(
-                f"must be {low:g} to {high:g} seconds, not {shown(text.strip())[1:-1]}"
-            )
+            raise argparse.ArgumentTypeError(f"must be {span}, not {shown(text.strip())[1:-1]}")
         return value
 
     return parse
+
+
+def seconds(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a number of seconds from `low` to `high`."""
+    return number(low, high, "seconds", f"{low:g} to {high:g} seconds")
 
 
 def share(low: float) -> Callable[[str], float]:
     """An argparse type: seconds of the host's time a second, from `low` to 1 (a share
     of one core: more than all of it means nothing)."""
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"must be a number of seconds a second, not {shown(text)}"
-            ) from None
-        if not (math.isfinite(value) and low <= value <= 1):
-            raise argparse.ArgumentTypeError(
-                f"must be {low:g} to 1 (seconds a second), not {shown(text.strip())[1:-1]}"
-            )
-        return value
-
-    return parse
+    return number(low, 1, "seconds a second", f"{low:g} to 1 (seconds a second)")
 
 
 def startups(text: str) -> tuple[int, int, int]:

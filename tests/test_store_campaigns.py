@@ -94,15 +94,22 @@ def test_a_campaign_in_redis_is_the_save_files_bytes(tmp_path: Path, keepers) ->
     assert [e.campaign.name for e in redis.entries() if e.campaign] == ["valdes 7 2", "valdes 7"]
 
 
-def test_a_damaged_document_is_refused_by_name_and_field_and_left_as_it_was(keepers) -> None:
-    redis = keepers[0].player("p1")
-    path = redis.create(new_campaign("vigo", 3, 4))
+def played_and_edited(redis: RedisCampaigns, path: Path) -> bytes:
+    """The campaign at `path` played 4 moves, then its banks edited by hand in Redis: the
+    document as it now stands."""
     with redis.open(path) as session:
         drive(session.campaign, 4, lambda *_: None)
     doc = json.loads(_doc(redis, path))
     doc["banks"] = [999] * len(doc["banks"])
     damaged = json.dumps(doc, indent=1).encode()
     redis.client.set(redis._doc(path.name), damaged)
+    return damaged
+
+
+def test_a_damaged_document_is_refused_by_name_and_field_and_left_as_it_was(keepers) -> None:
+    redis = keepers[0].player("p1")
+    path = redis.create(new_campaign("vigo", 3, 4))
+    damaged = played_and_edited(redis, path)
 
     with pytest.raises(Damaged) as refused:
         redis.open(path)
@@ -128,12 +135,7 @@ def test_a_damaged_document_is_deleted_once_its_player_is_sure_under_its_lease(
     a, b = (keeper.player("p1") for keeper in keepers)
     path = a.create(new_campaign("vigo", 3, 4))
     kept = a.create(new_campaign("valdes", 7, 3))
-    with a.open(path) as session:
-        drive(session.campaign, 4, lambda *_: None)
-    doc = json.loads(_doc(a, path))
-    doc["banks"] = [999] * len(doc["banks"])
-    damaged = json.dumps(doc, indent=1).encode()
-    a.client.set(a._doc(path.name), damaged)
+    damaged = played_and_edited(a, path)
     with pytest.raises(Damaged, match=r"\$\.banks: edited"):
         b.open(path)
 
