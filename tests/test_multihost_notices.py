@@ -2,7 +2,8 @@
 real redis-server: a table started, or a screen come to a table, while Redis is out of
 reach is told so (else a choice made there waits with nothing said of why); and the
 failed calls on stale connections just after Redis came back are not told as Redis
-going away again."""
+going away again; and a seat taken back by its rejoin code while the screen of the
+connection that had it still follows the table is told there."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import asyncio
 from redis_server import needs_redis, redis_server  # noqa: F401
 from test_multihost import ANA, BO, four_seats, host, stop, until
 
+from cantina.lobby import Player
 from cantina.lobby.notices import SETTLING_QUIET, STORE_AWAY, STORE_BACK, STORE_QUIET
 from cantina.lobby.presence import BEAT
+from cantina.lobby.table import SEAT_TAKEN_BACK
 
 pytestmark = needs_redis
 
@@ -91,5 +94,55 @@ async def test_a_failed_call_just_after_redis_came_back_is_not_told_as_going_awa
         await until(lambda: len(dealer.notices) == 3, timeout=SETTLING_QUIET + 2)
         assert dealer.notices[-1] == STORE_AWAY
         a.notices.status(True)
+    finally:
+        await stop(a)
+
+
+GUS = Player("guest:gus1", "Gus")
+GUS_AGAIN = Player("guest:gus2", "gus")
+"""Gus's new connection, a guest with a new identity: his rejoin code seats him again."""
+
+
+async def test_a_seat_taken_back_by_its_rejoin_code_through_another_host_is_told_at_the_table(
+    redis_server,  # noqa: F811
+):
+    """Seen in a play-test: a guest's seat taken by its rejoin code through another host
+    while his first connection still had the table on screen. That screen kept his
+    rejoin code, offered his choices (refused without a word) and said he was away. Now
+    the table is told the seat is played from another connection."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        a.arrived(GUS)
+        table = a.create(four_seats(), GUS)
+        dealer = a.start(table, GUS)
+        dealer.follow(lambda: None, table.place_of(GUS))  # his first connection's screen
+        code = a.rejoin_code(table, GUS.identity)
+        assert code
+        await until(lambda: table.code in b.tables and b.tables[table.code].started)
+        b.arrived(GUS_AGAIN)
+        assert b.rejoin(GUS_AGAIN, code) is b.tables[table.code]
+        await until(lambda: dealer.owners.get(0) == GUS_AGAIN.identity)
+        assert dealer.notices == [SEAT_TAKEN_BACK.format(name="Gus")]
+        there = b.tables[table.code].dealer
+        assert there is not None and not there.notices  # no screen of his first one there
+    finally:
+        await stop(a, b)
+
+
+async def test_a_seat_taken_back_by_its_rejoin_code_on_the_same_host_is_told_at_the_table(
+    redis_server,  # noqa: F811
+):
+    a = await host(redis_server.url)
+    try:
+        a.arrived(GUS)
+        table = a.create(four_seats(), GUS)
+        dealer = a.start(table, GUS)
+        dealer.follow(lambda: None, table.place_of(GUS))
+        code = a.rejoin_code(table, GUS.identity)
+        assert code
+        a.arrived(GUS_AGAIN)
+        a.rejoin(GUS_AGAIN, code)
+        assert dealer.owners[0] == GUS_AGAIN.identity
+        assert dealer.notices == [SEAT_TAKEN_BACK.format(name="Gus")]
     finally:
         await stop(a)

@@ -345,7 +345,7 @@ class ManyHosts:
         for seat, player in self._lost.pop(code, []):
             self._seat_lost(table, seat, player)
         if table.dealer is not None:
-            table.dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
+            table.hand_seats()
             return
         if record.started:
             entries = await self.shared.entries(code)

@@ -159,7 +159,7 @@ class Lobby:
         table they sit at (and a seat at a table not yet started is free again)."""
         if not self.presence.went(player):
             return
-        self.wrong_codes.pop(player.identity, None)
+        self.wrong.forget(player.identity)
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
             table.watchers.pop(player.identity, None)
