@@ -249,6 +249,8 @@ class LobbyScreen(HostedScreen):
             self.join(table)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        if not event.value.strip():
+            return  # Enter in the empty field (again after a wrong code): nothing sent
         if len(event.value.strip()) == REJOIN_LENGTH:
             self.rejoin(event.input)
             return
@@ -280,6 +282,7 @@ class LobbyScreen(HostedScreen):
             table = self.lobby.rejoin(self.player, field.value)
         except ValueError as err:
             self.notify(str(err).capitalize() + ".", severity="warning", markup=False)
+            field.value = ""  # full, it took no more letters: the next code is typed anew
             return
         field.value = ""
         self.hosted.rejoined(table)

@@ -363,12 +363,31 @@ async def test_wrong_rejoin_codes_are_limited_per_connection():
     assert code is not None
     lobby.arrived(LATER)
     wrong = "".join(CODE_LETTERS[(CODE_LETTERS.index(c) + 1) % len(CODE_LETTERS)] for c in code)
-    for left in ("2 more tries", "1 more try", "no more tries"):
+    for left, last in (("2 more tries", "Y"), ("1 more try", "X"), ("no more tries", "W")):
         with pytest.raises(ValueError, match=left):
-            lobby.rejoin(LATER, wrong)
+            lobby.rejoin(LATER, wrong[:-1] + last)  # a new guess each time
     with pytest.raises(ValueError, match="too many wrong rejoin codes"):
         lobby.rejoin(LATER, code)  # the right one, too late
     assert table.seat_of(LATER.identity) is None
+
+
+async def test_a_wrong_rejoin_code_entered_again_counts_once():
+    """Enter pressed twice, or a code sent again after "no seat has that rejoin code", is
+    no new guess: a guest who did that ran out of tries for their own seat."""
+    lobby = Lobby(pace=INSTANT, rejoin_tries=3)
+    table = lobby.create(setup(), GUEST)
+    code = lobby.rejoin_code(table, GUEST.identity)
+    assert code is not None
+    lobby.arrived(LATER)
+    for _ in range(4):
+        with pytest.raises(ValueError, match="2 more tries"):
+            lobby.rejoin(LATER, "ZZZZZZ")
+    with pytest.raises(ValueError, match="2 more tries"):
+        lobby.rejoin(LATER, " zzzzzz ")  # the same code, as the field sends it
+    with pytest.raises(ValueError, match="1 more try"):
+        lobby.rejoin(LATER, "ZZZZZY")
+    assert lobby.wrong_codes[LATER.identity] == 2
+    assert lobby.rejoin(LATER, code) is table, "a try left for the right one"
 
 
 async def test_a_rejoin_code_does_not_give_a_second_seat_at_ones_own_table():
@@ -405,7 +424,7 @@ async def test_wrong_rejoin_codes_are_limited_per_address_too():
     for n in range(REJOIN_TRIES_PER_ADDRESS):
         guesser = Player(f"guest:{n // 5}", "eve", address="192.0.2.7")
         with pytest.raises(ValueError, match="no seat has that rejoin code"):
-            lobby.rejoin(guesser, "ZZZZZZ")
+            lobby.rejoin(guesser, "ZZZZZ" + CODE_LETTERS[n])  # a new guess each time
     fresh = Player("guest:fresh", "eve", address="192.0.2.7")
     with pytest.raises(ValueError, match="from your address"):
         lobby.rejoin(fresh, code)

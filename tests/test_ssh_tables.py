@@ -12,6 +12,7 @@ from collections.abc import Callable
 import test_ssh
 from ssh_clients import OpenSSH, plain
 from test_ssh import Keys, keyless, needs_openssh, set_a_shared_table, start_host
+from textual.widgets import Input
 
 from cantina.dealer import ASKING, OVER
 from cantina.games.valdes import ValDesSettings
@@ -525,13 +526,44 @@ async def test_a_wrong_rejoin_code_says_so_and_tries_run_out(keys: Keys):
         await asyncio.sleep(0.5)
         mark = ana.mark()
         for tries in range(1, 6):
-            ana.send("ZZZZZZ\r")  # the field keeps it: Enter sends it again
+            ana.send(f"ZZZZZ{'ABCDE'[tries - 1]}\r")  # five different guesses
             await until(lambda t=tries: host.lobby.wrong_codes.get(identity) == t, f"try {tries}")
         await ana.expect("No seat has that rejoin code", since=mark)
         mark = ana.mark()
-        ana.send("\r")
+        ana.send("ZZZZZF\r")
         await ana.expect("Too many wrong rejoin codes", since=mark)
         assert host.lobby.wrong_codes[identity] == 5
+    finally:
+        ana.kill()
+        await asyncio.wait_for(host.close(), 10)
+
+
+async def test_a_wrong_rejoin_code_empties_the_field_and_sent_again_counts_once(keys: Keys):
+    """Seen in a play-test: after a wrong code the field kept it, full, so the letters a
+    guest typed next were dropped and Enter sent the same wrong code again, each time one
+    of their five tries. Now the field is emptied for the next code, Enter in it sends
+    nothing, and the same wrong code entered again counts once."""
+    host = await start_host(keys)
+    host.options.guests = True
+    ana = await guest(keys, host.port, "ana")
+    try:
+        await ana.expect("shared tables")
+        identity = session_of(host, "ana").gate.identity
+        ana.send("j")
+        await asyncio.sleep(0.5)
+        mark = ana.mark()
+        ana.send("ZZZZZZ\r")
+        await ana.expect("No seat has that rejoin code", since=mark)
+        assert host.lobby.wrong_codes[identity] == 1
+        code_field = session_of(host, "ana").app.screen.query_one("#code", Input)
+        await until(lambda: code_field.value == "", "the field emptied")
+        for keys_sent in ("\r", "zzzzzz\r", "ZZZZZY\r"):  # Enter in the empty field; the
+            ana.send(keys_sent)  # same wrong code again; a new guess (keys taken in order)
+            await asyncio.sleep(0.3)
+        await until(lambda: host.lobby.wrong_codes[identity] > 1, "the new guess counted")
+        await asyncio.sleep(0.5)
+        assert host.lobby.wrong_codes[identity] == 2
+        assert "No table has the code" not in ana.text
     finally:
         ana.kill()
         await asyncio.wait_for(host.close(), 10)

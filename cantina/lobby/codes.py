@@ -42,6 +42,10 @@ class WrongCodes:
         """Wrong rejoin codes entered, by identity, while connected."""
         self.by_address: dict[str, tuple[float, int]] = {}
         """Wrong rejoin codes by address: since when, how many (for REJOIN_WINDOW)."""
+        self.tried: dict[str, set[str]] = {}
+        """The wrong codes each person entered, while connected: one entered again (Enter
+        pressed twice, a code sent again after "no seat has that rejoin code") is no new
+        guess, and counts once: a guest who did that ran out of tries for their seat."""
 
     def _from(self, address: str, now: float) -> tuple[float, int]:
         since, wrong_here = self.by_address.get(address, (now, 0))
@@ -57,15 +61,28 @@ class WrongCodes:
         if address and wrong_here >= REJOIN_TRIES_PER_ADDRESS:
             raise ValueError("too many wrong rejoin codes from your address; try again later")
 
-    def wrong(self, identity: str, address: str, now: float) -> ValueError:
-        """Count a wrong code; the error that tells the person how many tries are left."""
+    def wrong(self, identity: str, address: str, now: float, code: str) -> ValueError:
+        """Count a wrong code (once, however often this person enters it); the error
+        that tells the person how many tries are left."""
         since, wrong_here = self._from(address, now)
+        tried = self.tried.setdefault(identity, set())
+        if code in tried:
+            return self._told(identity)
+        tried.add(code)
         self.by_identity[identity] = self.by_identity.get(identity, 0) + 1
         if address:
             self.by_address[address] = (since, wrong_here + 1)
             for old, (began, _) in list(self.by_address.items()):  # old ones go
                 if now - began > REJOIN_WINDOW:
                     del self.by_address[old]
-        left = self.tries - self.by_identity[identity]
+        return self._told(identity)
+
+    def forget(self, identity: str) -> None:
+        """This person's last session ended: what they entered goes with it."""
+        self.by_identity.pop(identity, None)
+        self.tried.pop(identity, None)
+
+    def _told(self, identity: str) -> ValueError:
+        left = self.tries - self.by_identity.get(identity, 0)
         more = f"{left} more {'try' if left == 1 else 'tries'}" if left else "no more tries"
         return ValueError(f"no seat has that rejoin code ({more})")

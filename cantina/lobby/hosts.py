@@ -31,6 +31,7 @@ from cantina.chat import ChatLine
 from cantina.games.table import IllegalAction
 from cantina.lobby.code_pool import CodePool
 from cantina.lobby.dealers import Dealers
+from cantina.lobby.notices import StoreNotices
 from cantina.lobby.presence import BEAT, ON_THE_WAY, Presence
 from cantina.lobby.rooms import HOST_VOICE, ChatRooms
 from cantina.lobby.table import MAX_TABLES, Player, SharedTable, seated_of
@@ -78,6 +79,7 @@ class ManyHosts:
         rooms: ChatRooms,
         pool: CodePool,
         dealers: Dealers,
+        notices: StoreNotices,
     ) -> None:
         self.tables = tables
         self.shared = shared
@@ -86,6 +88,7 @@ class ManyHosts:
         self.rooms = rooms
         self.pool = pool
         self.dealers = dealers
+        self.notices = notices
         self._tasks: list[asyncio.Task[None]] = []
         """Following the lobby, beating and sending chat (`share`), once begun."""
         self._claims: set[asyncio.Task[None]] = set()
@@ -342,7 +345,7 @@ class ManyHosts:
         for seat, player in self._lost.pop(code, []):
             self._seat_lost(table, seat, player)
         if table.dealer is not None:
-            table.dealer.owners = {seat: p.identity for seat, p in table.seated.items()}
+            table.hand_seats()
             return
         if record.started:
             entries = await self.shared.entries(code)
@@ -411,7 +414,10 @@ class ManyHosts:
     def _screen_came(self, code: str) -> None:
         """A screen here began to follow a table: if this host was not reading its log,
         it catches up at once, so the screen shows the table as it stands (the blocking
-        read under way would come round to it only when it ends, up to a second on)."""
+        read under way would come round to it only when it ends, up to a second on).
+        While Redis is out of reach, the table is told so again (`StoreNotices.came`)."""
+        if code in self.tables:
+            self.notices.came(self.tables[code])
         if self.shared is None or code in self._following:
             return
         task = asyncio.get_running_loop().create_task(self._catch_up(self.shared, code))

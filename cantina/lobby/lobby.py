@@ -28,6 +28,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from cantina.ai.temperament import temperament
@@ -105,6 +106,7 @@ class Lobby:
             rooms=self.rooms,
             pool=self.pool,
             dealers=self.dealers,
+            notices=self.notices,
         )
         self.seats = Seats(self.tables, self.store, self.hosts, self.wrong)
 
@@ -157,7 +159,7 @@ class Lobby:
         table they sit at (and a seat at a table not yet started is free again)."""
         if not self.presence.went(player):
             return
-        self.wrong_codes.pop(player.identity, None)
+        self.wrong.forget(player.identity)
         now = asyncio.get_running_loop().time()
         for table in list(self.tables.values()):
             table.watchers.pop(player.identity, None)
@@ -284,6 +286,7 @@ class Lobby:
         if table.dealer is not None:
             return table.dealer
         dealer = self.dealers.starting(table)
+        dealer.on_follow = partial(self.notices.came, table)  # its players' screens
         if dealer.journal is not None and self.shared is not None:
             dealer.plays_ai = False  # until this host holds the table's lease (next beat)
             self.hosts.share()

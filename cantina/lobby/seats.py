@@ -69,7 +69,7 @@ class Seats:
             for seat, known in table.rejoin.items():
                 if hmac.compare_digest(known.encode(), wanted):
                     return self._reseat(table, seat, player)
-        raise self.wrong.wrong(player.identity, player.address, now)
+        raise self.wrong.wrong(player.identity, player.address, now, wanted.decode())
 
     def _reseat(self, table: SharedTable, seat: int, player: Player) -> SharedTable:
         before = table.seated[seat]
@@ -80,8 +80,7 @@ class Seats:
         table.seated[seat] = Player(player.identity, before.name)
         table.seated_here.add(player.identity)
         self.hosts.claim(table, seat, "reseat", table.seated[seat], before=before.identity)
-        if table.dealer is not None:  # the old connection's screen acts for it no more
-            table.dealer.owners[seat] = player.identity
+        table.hand_seats()  # the old connection's screen acts for it no more
         table.watchers.pop(player.identity, None)
         table.absent.pop(seat, None)
         if table.creator.identity == before.identity:

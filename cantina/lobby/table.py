@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
 MAX_TABLES = 64
 """The most tables a host keeps open."""
+SEAT_TAKEN_BACK = (
+    "{name}'s seat is played from another connection now (its rejoin code was entered"
+    " there): the screen it left only watches."
+)
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,21 @@ class SharedTable:
             return Place(frozenset(), player=False, who=player.identity)
         code = self.rejoin.get(seat, "")
         return Place(frozenset({seat}), player=True, who=player.identity, rejoin=code)
+
+    def hand_seats(self) -> None:
+        """The dealer's seats go to whoever sits in them now. A seat taken by its rejoin
+        code from another connection, while a screen of the one who had it still follows
+        the table (a guest's connection thought lost; on this host or another), is told
+        at the table: that screen is left offering the seat's choices, which the dealer
+        refuses, and without a word its player would not know why."""
+        dealer = self.dealer
+        if dealer is None:
+            return
+        before = dict(dealer.owners)
+        dealer.owners = {seat: player.identity for seat, player in self.seated.items()}
+        for seat, who in before.items():
+            if dealer.owners.get(seat, who) != who and dealer.watching(who):
+                dealer.notice(SEAT_TAKEN_BACK.format(name=self.seated[seat].name))
 
     def watching(self) -> list[str]:
         """Who watches the table without a seat, by identity: at the waiting room before
