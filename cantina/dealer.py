@@ -47,6 +47,8 @@ FAILED_AI_WAIT = 5.0
 """Seconds before an AI that failed is asked again."""
 STORE_RETRY = 0.5
 """Seconds between tries of a decision the table's store could not take (it is away)."""
+TOO_LATE = "A choice came too late: the table had moved on, so it was not made."
+"""Told at the table when a pick lost to another made on another host first."""
 
 SHOWING = "showing"
 """Events are being shown; nobody is asked yet."""
@@ -545,8 +547,9 @@ class Dealer:
         version, move = self._chosen
         try:
             if version != self.journal.version:
-                self.notice("A choice came too late: the table had moved on, so it was not made.")
-                return
+                if move is not None or self.table.game.pending is None:
+                    self.notice(TOO_LATE)
+                return  # (a next game asked for as another host began it: it has begun)
             dice = self._ai_dice()
             entry = next_game_entry(dice) if move is None else move_entry(move, dice)
             await self._record(entry)
@@ -566,8 +569,8 @@ class Dealer:
                 await asyncio.sleep(STORE_RETRY)  # the lobby tells every table it is away
         for item in landed:
             apply_entry(self.table, item, own=item.id == entry.id)
-        if not accepted:
-            self.notice("A choice came too late: the table had moved on, so it was not made.")
+        if not accepted and not (entry.next_game and any(item.next_game for item in landed)):
+            self.notice(TOO_LATE)  # (a next game that another began as it was asked is no news)
         return accepted
 
 

@@ -552,6 +552,57 @@ async def test_picks_racing_at_two_hosts_leave_the_log_of_one_process(
         await stop(a, b)
 
 
+async def test_a_next_game_asked_for_on_two_hosts_at_once_begins_once_and_nobody_is_late(
+    redis_server,  # noqa: F811
+):
+    """Both players press n as a game ends, each on their own host: one next game begins
+    (the other's ask loses the race to it), and neither is told that a choice came too
+    late, since the game they asked for did begin."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Bo")), seed=8)
+        table = a.create(setup, ANA)
+        await until(lambda: table.code in b.tables)
+        b.join(b.tables[table.code], BO)
+        await until(lambda: table.seated.get(1) == BO)
+        one = a.start(table, ANA)
+        await until(lambda: b.tables[table.code].started)
+        two = b.tables[table.code].dealer
+        assert two is not None
+        everywhere = Place(frozenset({0, 1}))
+        rng = random.Random(4)  # (always the same call ties the sets for ever)
+        for _ in range(3):  # three games' ends
+            while True:
+                await until(
+                    lambda: (
+                        one.turn.kind in (ASKING, OVER)
+                        and two.turn == one.turn
+                        and one.journal.version == two.journal.version
+                    )
+                )
+                if one.turn.kind == OVER:
+                    break
+                version = one.journal.version
+                one.pick(everywhere, rng.choice(one.turn.decision.options))
+                await until(lambda version=version: two.journal.version > version)
+            number, version = one.table.number, one.journal.version
+            assert one.next_game(everywhere, after=number) and two.next_game(
+                everywhere, after=number
+            )
+            await until(
+                lambda version=version: (
+                    one.journal.version > version and two.journal.version > version
+                )
+            )
+            await asyncio.sleep(0.3)  # the losing ask's answer comes and is applied
+            assert one.journal.version == two.journal.version == version + 1, "begun once"
+            assert one.table.number == two.table.number == number + 1
+        late = [n for n in one.notices + two.notices if "came too late" in n]
+        assert late == [], late
+    finally:
+        await stop(a, b)
+
+
 async def test_a_redis_away_for_a_while_holds_both_hosts_and_play_goes_on(
     redis_server,  # noqa: F811
 ):
