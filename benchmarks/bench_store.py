@@ -1,7 +1,11 @@
 """What keeping a table in Redis adds to a decision: `Journal.record` (the versioned
 append, one Lua script round trip) timed decision by decision, with and without the AI's
 dice in the entry (an AI's decision carries them), against a redis-server of its own on
-127.0.0.1 with an append-only file fsynced as asked.
+127.0.0.1 with an append-only file fsynced as asked. Each table's first decision carries
+its record too (it was just opened: one script writes both, KEEP_AND_APPEND); those are
+counted among the others, and shown apart. Beside them, a PING's round trip on the
+connection the decisions went through (the store's `Line`): the least any call costs on
+this machine just then.
 
     .venv/bin/python benchmarks/bench_store.py [--fsync everysec|always] [--tables 40]
 """
@@ -34,7 +38,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def measure(store: RedisStore, tables: int, dice: bool) -> list[float]:
+async def measure(
+    store: RedisStore, tables: int, dice: bool, firsts: list[float] | None = None
+) -> list[float]:
+    """Each decision's `Journal.record`, sorted (seconds); each table's first also added
+    to `firsts`, if given."""
     times: list[float] = []
     for number in range(tables):
         code = f"B{int(dice)}{number}"
@@ -49,6 +57,8 @@ async def measure(store: RedisStore, tables: int, dice: bool) -> list[float]:
             start = time.perf_counter()
             await journal.record(entry)
             times.append(time.perf_counter() - start)
+            if firsts is not None and journal.version == 1:
+                firsts.append(times[-1])
             recorded = entry_move(SETUP.game, entry)
             table.submit(recorded.seat, recorded.action)
     return sorted(times)
@@ -83,13 +93,26 @@ async def main() -> None:
                 except Exception:
                     await asyncio.sleep(0.05)
             for dice in (False, True):
-                times = await measure(store, args.tables, dice)
+                firsts: list[float] = []
+                times = await measure(store, args.tables, dice, firsts)
+                firsts.sort()
                 print(
                     f"fsync {args.fsync}, AI dice {'in' if dice else 'not in'} the entry: "
                     f"{len(times)} decisions, p50 {at(times, 0.5):.3f} ms, "
                     f"p95 {at(times, 0.95):.3f} ms, "
-                    f"max {times[-1] * 1000:.3f} ms"
+                    f"max {times[-1] * 1000:.3f} ms; of them a table's first, with its "
+                    f"record: {len(firsts)}, p50 {at(firsts, 0.5):.3f} ms"
                 )
+            pings: list[float] = []
+            for _ in range(500):
+                start = time.perf_counter()
+                await store.line.call("PING")
+                pings.append(time.perf_counter() - start)
+            pings.sort()
+            print(
+                f"a PING on the same connection: p50 {at(pings, 0.5):.3f} ms, "
+                f"p95 {at(pings, 0.95):.3f} ms (any call's least, on this machine now)"
+            )
             await store.close()
         finally:
             server.terminate()

@@ -40,7 +40,7 @@ async def test_a_decision_after_redis_started_again_goes_through_at_once(tmp_pat
         journal = await opened(store, "ABCD")
         first = entry()
         assert await journal.record(first) == ([first], True)
-        assert store._line.connection.is_connected
+        assert store.line.connection.is_connected
         server.stop()
         server.start()
         await asyncio.sleep(0.2)  # the host's loop runs on meanwhile
@@ -100,7 +100,7 @@ async def test_a_decision_that_timed_out_is_taken_once_and_its_late_answer_not_m
                 await journal.record(lost)
         finally:
             os.kill(server.process.pid, signal.SIGCONT)
-        assert not store._line.connection.is_connected
+        assert not store.line.connection.is_connected
         assert await journal.record(lost) == ([lost], True)
         after = entry("des")
         assert await journal.record(after) == ([after], True)

@@ -288,17 +288,17 @@ class Line:
         self.connection = pool.connection_class(**settings)
         self.busy = False
 
-    async def run(self, sha: str, keys: list[str], args: list[Any]) -> Any:
-        """EVALSHA `sha`: its answer (redis-py's errors as they come: NoScriptError,
-        ConnectionError, and TimeoutError past `timeout`, the connection then closed)."""
+    async def call(self, *args: Any) -> Any:
+        """Send one command (EVALSHA, say): its answer (redis-py's errors as they come:
+        NoScriptError, ConnectionError, and TimeoutError past `timeout`, the connection
+        then closed, so its late answer is never read as the next call's)."""
         line = self.connection
         self.busy = True
         try:
             async with asyncio.timeout(self.timeout):
                 if line.is_connected and await _closed_or_dirty(line):
                     await line.disconnect()
-                command = line.pack_command("EVALSHA", sha, len(keys), *keys, *args)
-                await line.send_packed_command(command, check_health=False)
+                await line.send_packed_command(line.pack_command(*args), check_health=False)
                 return await line.read_response()
         finally:
             self.busy = False
@@ -331,7 +331,8 @@ class RedisStore:
         self.available = True
         self._reached = False
         self._listeners: list[StatusListener] = []
-        self._line = Line(client)
+        self.line = Line(client)
+        """The connection of the store's own for single scripts (see `Line`)."""
         self._append = client.register_script(APPEND)
         self._keep = client.register_script(KEEP)
         self._keep_append = client.register_script(KEEP_AND_APPEND)
@@ -476,9 +477,9 @@ class RedisStore:
             return await self._call(self._send(script, keys, args))
 
     async def _send(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
-        if self._line.busy:
+        if self.line.busy:
             return await self.client.evalsha(script.sha, len(keys), *keys, *args)
-        return await self._line.run(script.sha, keys, args)
+        return await self.line.call("EVALSHA", script.sha, len(keys), *keys, *args)
 
     async def _run_all(self, calls: list[ScriptCall]) -> list[Any]:
         """Run scripts in one round trip, by their digests, their answers in order
@@ -803,5 +804,5 @@ class RedisStore:
             log.warning("redis: %d table records were not written", len(self._waiting))
         if self._writer is not None:
             self._writer.cancel()
-        await self._line.close()
+        await self.line.close()
         await self.client.aclose()
