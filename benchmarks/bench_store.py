@@ -5,7 +5,9 @@ dice in the entry (an AI's decision carries them), against a redis-server of its
 its record too (it was just opened: one script writes both, KEEP_AND_APPEND); those are
 counted among the others, and shown apart. Beside them, a PING's round trip on the
 connection the decisions went through (the store's `Line`): the least any call costs on
-this machine just then.
+this machine just then; and the share of the machine's CPU time its hypervisor took
+meanwhile (steal): on this project's 2-core VM it went from 2% to 25% between runs a few
+seconds apart, the load average under 1, and at 20% the same code ran about twice as slow.
 
     .venv/bin/python benchmarks/bench_store.py [--fsync everysec|always] [--tables 40]
 """
@@ -64,6 +66,26 @@ async def measure(
     return sorted(times)
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """The machine's CPU time so far (ticks): stolen by the hypervisor (a VM's cores given
+    to others), and in all; (0, 0) where /proc/stat cannot be read."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(f) for f in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return 0, 0
+    return fields[7], sum(fields)
+
+
+def stolen(since: tuple[int, int]) -> str:
+    """The share of the machine's CPU time the hypervisor took since `since` (cpu_ticks):
+    on a VM at 20% the same code ran twice as slow as at 2%, load average unmoved."""
+    steal, total = cpu_ticks()
+    if total <= since[1]:
+        return "CPU steal unknown"
+    return f"CPU steal {100 * (steal - since[0]) / (total - since[1]):.0f}%"
+
+
 def at(times: list[float], share: float) -> float:
     """The time (ms) below which `share` of the sorted `times` fall."""
     return times[int(share * (len(times) - 1))] * 1000
@@ -92,6 +114,7 @@ async def main() -> None:
                     break
                 except Exception:
                     await asyncio.sleep(0.05)
+            ticks = cpu_ticks()
             for dice in (False, True):
                 firsts: list[float] = []
                 times = await measure(store, args.tables, dice, firsts)
@@ -111,7 +134,8 @@ async def main() -> None:
             pings.sort()
             print(
                 f"a PING on the same connection: p50 {at(pings, 0.5):.3f} ms, "
-                f"p95 {at(pings, 0.95):.3f} ms (any call's least, on this machine now)"
+                f"p95 {at(pings, 0.95):.3f} ms (any call's least, on this machine now); "
+                f"{stolen(ticks)} of the machine's time meanwhile"
             )
             await store.close()
         finally:

@@ -31,8 +31,10 @@ fresh redis-server of its own (as each configuration's), before any host starts 
 session connects, its scripts loaded first as a host's are; beside it
 Redis's own work in each (INFO commandstats) and a PING's round trip on the same connection,
 the least any call costs: on this 2-core VM, when other work runs, a wake-up of this process
-or of Redis waits for a core, and that wait (not Redis) is the p95's tail. And the keystroke
--> frame medians of memory x1 and redis x1 at the first step, side by side.
+or of Redis waits for a core, and that wait (not Redis) is the p95's tail; and the share of
+the machine's CPU its hypervisor took meanwhile (steal), which slows everything at once.
+And the keystroke -> frame medians of memory x1 and redis x1 at the first step, side by
+side.
 
     .venv/bin/python benchmarks/bench_ssh.py --playing [--store memory,redis]
         [--workers 1,2] [--sessions 8,12,16,24,32,48,64] [--seconds 15] [--budget 270]
@@ -451,6 +453,8 @@ class RecordCost:
     pings: list[float] = field(default_factory=list)
     """A PING's round trip on the same connection, as many, sorted (seconds): the least
     any call to Redis costs on this machine just then."""
+    steal: str = ""
+    """The share of the machine's CPU the hypervisor took meanwhile (bench_store.stolen)."""
 
 
 async def record_times(url: str, tables: int = 40) -> RecordCost:
@@ -459,6 +463,7 @@ async def record_times(url: str, tables: int = 40) -> RecordCost:
     entry, its scripts loaded first as a host loads them (`ping`); the in-memory store
     records nothing. Beside it, Redis's own time for each, and PING's round trip."""
     store = RedisStore.from_url(url)
+    ticks = bench_store.cpu_ticks()
     try:
         await store.ping()
         await store.client.config_resetstat()
@@ -471,7 +476,7 @@ async def record_times(url: str, tables: int = 40) -> RecordCost:
             await store.line.call("PING")  # the connection each decision went through
             pings.append(time.perf_counter() - start)
         server = scripts.get("usec", 0) / max(1, scripts.get("calls", 0))
-        return RecordCost(times, server, sorted(pings))
+        return RecordCost(times, server, sorted(pings), bench_store.stolen(ticks))
     finally:
         await store.close()
 
@@ -611,7 +616,8 @@ async def run(stores: list[str], workers: list[int], counts: list[int], seconds:
             f"p95 {bench_store.at(times, 0.95):.3f} ms, max {times[-1] * 1000:.3f} ms; "
             f"of it Redis's own work (its script) {costs.server / 1000:.3f} ms a decision; "
             f"a PING's round trip p50 {bench_store.at(pings, 0.5):.3f} ms, "
-            f"p95 {bench_store.at(pings, 0.95):.3f} ms (any call's least, on this machine now)"
+            f"p95 {bench_store.at(pings, 0.95):.3f} ms (any call's least, on this machine now); "
+            f"{costs.steal} of the machine's time meanwhile"
         )
     memory, redis = results.get("memory x1"), results.get("redis x1")
     if memory and redis and memory[0].keys and redis[0].keys:
