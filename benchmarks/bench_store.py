@@ -1,7 +1,13 @@
 """What keeping a table in Redis adds to a decision: `Journal.record` (the versioned
 append, one Lua script round trip) timed decision by decision, with and without the AI's
 dice in the entry (an AI's decision carries them), against a redis-server of its own on
-127.0.0.1 with an append-only file fsynced as asked.
+127.0.0.1 with an append-only file fsynced as asked. Each table's first decision carries
+its record too (it was just opened: one script writes both, KEEP_AND_APPEND); those are
+counted among the others, and shown apart. Beside them, a PING's round trip on the
+connection the decisions went through (the store's `Line`): the least any call costs on
+this machine just then; and the share of the machine's CPU time its hypervisor took
+meanwhile (steal): on this project's 2-core VM it went from 2% to 25% between runs a few
+seconds apart, the load average under 1, and at 20% the same code ran about twice as slow.
 
     .venv/bin/python benchmarks/bench_store.py [--fsync everysec|always] [--tables 40]
 """
@@ -34,7 +40,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def measure(store: RedisStore, tables: int, dice: bool) -> list[float]:
+async def measure(
+    store: RedisStore, tables: int, dice: bool, firsts: list[float] | None = None
+) -> list[float]:
+    """Each decision's `Journal.record`, sorted (seconds); each table's first also added
+    to `firsts`, if given."""
     times: list[float] = []
     for number in range(tables):
         code = f"B{int(dice)}{number}"
@@ -49,9 +59,31 @@ async def measure(store: RedisStore, tables: int, dice: bool) -> list[float]:
             start = time.perf_counter()
             await journal.record(entry)
             times.append(time.perf_counter() - start)
+            if firsts is not None and journal.version == 1:
+                firsts.append(times[-1])
             recorded = entry_move(SETUP.game, entry)
             table.submit(recorded.seat, recorded.action)
     return sorted(times)
+
+
+def cpu_ticks() -> tuple[int, int]:
+    """The machine's CPU time so far (ticks): stolen by the hypervisor (a VM's cores given
+    to others), and in all; (0, 0) where /proc/stat cannot be read."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(f) for f in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return 0, 0
+    return fields[7], sum(fields)
+
+
+def stolen(since: tuple[int, int]) -> str:
+    """The share of the machine's CPU time the hypervisor took since `since` (cpu_ticks):
+    on a VM at 20% the same code ran twice as slow as at 2%, load average unmoved."""
+    steal, total = cpu_ticks()
+    if total <= since[1]:
+        return "CPU steal unknown"
+    return f"CPU steal {100 * (steal - since[0]) / (total - since[1]):.0f}%"
 
 
 def at(times: list[float], share: float) -> float:
@@ -82,14 +114,29 @@ async def main() -> None:
                     break
                 except Exception:
                     await asyncio.sleep(0.05)
+            ticks = cpu_ticks()
             for dice in (False, True):
-                times = await measure(store, args.tables, dice)
+                firsts: list[float] = []
+                times = await measure(store, args.tables, dice, firsts)
+                firsts.sort()
                 print(
                     f"fsync {args.fsync}, AI dice {'in' if dice else 'not in'} the entry: "
                     f"{len(times)} decisions, p50 {at(times, 0.5):.3f} ms, "
                     f"p95 {at(times, 0.95):.3f} ms, "
-                    f"max {times[-1] * 1000:.3f} ms"
+                    f"max {times[-1] * 1000:.3f} ms; of them a table's first, with its "
+                    f"record: {len(firsts)}, p50 {at(firsts, 0.5):.3f} ms"
                 )
+            pings: list[float] = []
+            for _ in range(500):
+                start = time.perf_counter()
+                await store.line.call("PING")
+                pings.append(time.perf_counter() - start)
+            pings.sort()
+            print(
+                f"a PING on the same connection: p50 {at(pings, 0.5):.3f} ms, "
+                f"p95 {at(pings, 0.95):.3f} ms (any call's least, on this machine now); "
+                f"{stolen(ticks)} of the machine's time meanwhile"
+            )
             await store.close()
         finally:
             server.terminate()

@@ -26,12 +26,15 @@ cost (the clients' CPU is printed beside the host's); on a machine shared with o
 they are noisy.
 
 Redis's cost per decision: the write of each decision, `Journal.record` (what Redis adds:
-the in-memory store records nothing), timed as bench_store.py does, on the benchmark's
-Redis before any session connects, its scripts loaded first as a host's are; beside it
+the in-memory store records nothing), timed as bench_store.py does, first of all, on a
+fresh redis-server of its own (as each configuration's), before any host starts or any
+session connects, its scripts loaded first as a host's are; beside it
 Redis's own work in each (INFO commandstats) and a PING's round trip on the same connection,
 the least any call costs: on this 2-core VM, when other work runs, a wake-up of this process
-or of Redis waits for a core, and that wait (not Redis) is the p95's tail. And the keystroke
--> frame medians of memory x1 and redis x1 at the first step, side by side.
+or of Redis waits for a core, and that wait (not Redis) is the p95's tail; and the share of
+the machine's CPU its hypervisor took meanwhile (steal), which slows everything at once.
+And the keystroke -> frame medians of memory x1 and redis x1 at the first step, side by
+side.
 
     .venv/bin/python benchmarks/bench_ssh.py --playing [--store memory,redis]
         [--workers 1,2] [--sessions 8,12,16,24,32,48,64] [--seconds 15] [--budget 270]
@@ -450,6 +453,8 @@ class RecordCost:
     pings: list[float] = field(default_factory=list)
     """A PING's round trip on the same connection, as many, sorted (seconds): the least
     any call to Redis costs on this machine just then."""
+    steal: str = ""
+    """The share of the machine's CPU the hypervisor took meanwhile (bench_store.stolen)."""
 
 
 async def record_times(url: str, tables: int = 40) -> RecordCost:
@@ -458,6 +463,7 @@ async def record_times(url: str, tables: int = 40) -> RecordCost:
     entry, its scripts loaded first as a host loads them (`ping`); the in-memory store
     records nothing. Beside it, Redis's own time for each, and PING's round trip."""
     store = RedisStore.from_url(url)
+    ticks = bench_store.cpu_ticks()
     try:
         await store.ping()
         await store.client.config_resetstat()
@@ -467,12 +473,25 @@ async def record_times(url: str, tables: int = 40) -> RecordCost:
         pings = []
         for _ in times:
             start = time.perf_counter()
-            await store.client.ping()
+            await store.line.call("PING")  # the connection each decision went through
             pings.append(time.perf_counter() - start)
         server = scripts.get("usec", 0) / max(1, scripts.get("calls", 0))
-        return RecordCost(times, server, sorted(pings))
+        return RecordCost(times, server, sorted(pings), bench_store.stolen(ticks))
     finally:
         await store.close()
+
+
+async def record_cost() -> RecordCost:
+    """`record_times` first of all, on a redis-server of its own: not, as before, on the
+    first Redis configuration's, after the memory host's sessions were closed, whose ends
+    (their tasks and connections closing, in this process's loop) ran among the timed
+    decisions. Nothing else runs then, in this process or the benchmark's others."""
+    with tempfile.TemporaryDirectory() as folder:
+        redis = Redis(Path(folder))
+        try:
+            return await record_times(redis.url)
+        finally:
+            redis.stop()
 
 
 async def configuration(
@@ -482,15 +501,11 @@ async def configuration(
     seconds: float,
     key: Path,
     until: float,
-    costs: RecordCost,
 ) -> list[Step]:
     """Step the sessions up on one fresh host until the p95 goal is missed."""
     steps: list[Step] = []
     with tempfile.TemporaryDirectory() as folder:
         redis = Redis(Path(folder)) if store == "redis" else None
-        if redis is not None and not costs.times:
-            measured = await record_times(redis.url)
-            costs.times, costs.server, costs.pings = measured.times, measured.server, measured.pings
         host = HostTree(max(counts), key, redis.url if redis else "memory", workers)
         seats: list[Seat] = []
         try:
@@ -568,7 +583,7 @@ async def configuration(
 async def run(stores: list[str], workers: list[int], counts: list[int], seconds: float,
               budget: float) -> None:  # fmt: skip
     results: dict[str, list[Step]] = {}
-    costs = RecordCost()
+    costs = await record_cost() if "redis" in stores else RecordCost()
     plan = [
         (store, count) for store in stores for count in workers if count == 1 or store == "redis"
     ]  # workers share their tables through Redis only
@@ -579,7 +594,7 @@ async def run(stores: list[str], workers: list[int], counts: list[int], seconds:
             name = f"{store} x{count}"
             until = time.monotonic() + (end - time.monotonic()) / (len(plan) - done)
             print(f"{name}: sessions stepped up {counts}, {seconds:g} s timed each", flush=True)
-            results[name] = await configuration(store, count, counts, seconds, key, until, costs)
+            results[name] = await configuration(store, count, counts, seconds, key, until)
     print()
     print(f"Most seated, playing sessions with keystroke -> frame p95 <= {P95_GOAL * 1000:.0f} ms")
     for name, steps in results.items():
@@ -596,12 +611,13 @@ async def run(stores: list[str], workers: list[int], counts: list[int], seconds:
     if costs.times:
         times, pings = costs.times, costs.pings
         print(
-            f"Redis adds to each decision (Journal.record, {len(times)} decisions, before any "
-            f"session): p50 {bench_store.at(times, 0.5):.3f} ms, "
+            f"Redis adds to each decision (Journal.record, {len(times)} decisions, on a Redis of "
+            f"its own before any host or session): p50 {bench_store.at(times, 0.5):.3f} ms, "
             f"p95 {bench_store.at(times, 0.95):.3f} ms, max {times[-1] * 1000:.3f} ms; "
             f"of it Redis's own work (its script) {costs.server / 1000:.3f} ms a decision; "
             f"a PING's round trip p50 {bench_store.at(pings, 0.5):.3f} ms, "
-            f"p95 {bench_store.at(pings, 0.95):.3f} ms (any call's least, on this machine now)"
+            f"p95 {bench_store.at(pings, 0.95):.3f} ms (any call's least, on this machine now); "
+            f"{costs.steal} of the machine's time meanwhile"
         )
     memory, redis = results.get("memory x1"), results.get("redis x1")
     if memory and redis and memory[0].keys and redis[0].keys:

@@ -1,0 +1,111 @@
+"""The store's own connection for single scripts (`Line`: a decision's append) against a
+real redis-server: it connects again after Redis was started again, a decision made while
+it is busy with another goes through the pool, and a call that timed out leaves no answer
+behind to be read as the next call's."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+
+import pytest
+from redis_server import RedisServer, needs_redis
+from test_redis_scripts import opened
+
+from cantina.games.table import Move
+from cantina.store.memory import Journal, StoreAway
+from cantina.store.records import Entry, move_entry
+from cantina.store.redis_store import RedisStore
+
+pytestmark = needs_redis
+
+
+def entry(action: str = "val") -> Entry:
+    return move_entry(Move(1, action), None)
+
+
+async def test_a_decision_after_redis_started_again_goes_through_at_once(tmp_path):
+    """Redis stopped and started again (its data kept) while a host runs on: the store's
+    own connection, closed by Redis, is found closed before the next decision is sent and
+    connects again, so the decision is taken at once (no StoreAway). (The pool's next
+    call fails once: redis-py 8 does not check its connections so while it awaits
+    maintenance notices.)"""
+    server = RedisServer(tmp_path)
+    server.start()
+    store = RedisStore.from_url(server.url)
+    try:
+        await store.ping()
+        journal = await opened(store, "ABCD")
+        first = entry()
+        assert await journal.record(first) == ([first], True)
+        assert store.line.connection.is_connected
+        server.stop()
+        server.start()
+        await asyncio.sleep(0.2)  # the host's loop runs on meanwhile
+        with contextlib.suppress(StoreAway):  # the pool's connection was lost: said once
+            await store.ping()
+        await store.ping()  # the scripts loaded again, through the pool
+        second = entry()
+        assert await journal.record(second) == ([second], True)
+        assert [e.id for e in await store.entries("ABCD")] == [first.id, second.id]
+    finally:
+        await store.close()
+        server.stop()
+
+
+async def test_decisions_at_many_tables_at_once_each_go_through_once(tmp_path):
+    """Twenty tables' decisions made at the same moment: the first takes the store's own
+    connection, the others (finding it busy) the pool, and every one is taken once."""
+    server = RedisServer(tmp_path)
+    server.start()
+    store = RedisStore.from_url(server.url)
+    try:
+        await store.ping()
+        journals = [await opened(store, f"T{n}") for n in range(20)]
+        for _ in range(3):
+            made = [entry() for _ in journals]
+            answers = await asyncio.gather(
+                *(j.record(e) for j, e in zip(journals, made, strict=True))
+            )
+            assert answers == [([e], True) for e in made]
+        for journal in journals:
+            assert journal.version == 3
+            assert len(await store.entries(journal.code)) == 3
+    finally:
+        await store.close()
+        server.stop()
+
+
+async def test_a_decision_that_timed_out_is_taken_once_and_its_late_answer_not_misread(
+    tmp_path,
+):
+    """Redis stalls (stopped by a signal) while a decision is on its way: the call gives up
+    after the store's timeout (StoreAway) and its connection is closed, so Redis's late
+    answer is never read as another call's. Redis goes on and appends it after all; the
+    decision made again is found in the log and taken once, and the next decision goes
+    through."""
+    server = RedisServer(tmp_path)
+    server.start()
+    assert server.process is not None
+    store = RedisStore.from_url(server.url, timeout=0.3)
+    try:
+        await store.ping()
+        journal = await opened(store, "ABCD")
+        lost = entry("val")
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(StoreAway):
+                await journal.record(lost)
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+        assert not store.line.connection.is_connected
+        assert await journal.record(lost) == ([lost], True)
+        after = entry("des")
+        assert await journal.record(after) == ([after], True)
+        assert [e.id for e in await store.entries("ABCD")] == [lost.id, after.id]
+        assert await Journal(store, "ABCD").record(entry()) == ([lost, after], False)
+    finally:
+        await store.close()
+        server.stop()
