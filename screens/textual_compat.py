@@ -806,7 +806,8 @@ class KeptBackground(Visual):
     layout, its footer's keys mounting) made Textual draw the whole screen under it again
     (its widgets' lines composed) and tint it: some 15 ms of a host's loop a session for a
     game's result. The screen under it tells the dialog's screen where it changed
-    (`Screen._compositor_refresh` refreshes the top screen there: `KeptLines.forget`)."""
+    (`Screen._compositor_refresh` refreshes the top screen there: `KeptLines.forget`).
+    A game's result is shown once (its log, or its table given back, make a new one)."""
 
     def __init__(self, screen: Screen[Any], background: BackgroundScreen, kept: KeptLines) -> None:
         self.screen = screen
