@@ -8,12 +8,15 @@ no next game. Its middle part scrolls, so eight seats and their moments fit 80 x
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
 
+from rich.console import RenderableType
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -23,7 +26,12 @@ from cantina.games import GAMES
 from cantina.live import LiveTable
 from cantina.narration import Narrator
 from screens.footer import DialogFooter
-from screens.textual_compat import own_resize, resume_keeps_styles
+from screens.textual_compat import (
+    KeptLines,
+    kept_background,
+    own_resize,
+    resume_keeps_styles,
+)
 
 AGAIN = "again"
 """The next round, game or match at this table (or the final standings of a campaign)."""
@@ -67,6 +75,8 @@ class ResultScreen(ModalScreen[str | None]):
         self.moments = table.key_moments()
         """Read from the table's log: the same for every viewer of the table, each moment
         once with how many times it happened."""
+        self.kept_lines = KeptLines()
+        """The table behind, tinted, by row: drawn again only where the table changed."""
 
     def post_message(self, message: Message) -> bool:
         """Styled as its widgets mount, not restyled whole as it is first shown (every
@@ -78,6 +88,21 @@ class ResultScreen(ModalScreen[str | None]):
         if own_resize(self, message):
             return False
         return super().post_message(message)
+
+    def render(self) -> RenderableType:
+        """The table behind the dialog, tinted, each row drawn once while it is the same
+        (`kept_background`): the result's screen is refreshed whole as its widgets and
+        footer keys mount, and each refresh drew and tinted the whole table again."""
+        return kept_background(self, super().render(), self.kept_lines)
+
+    def refresh(
+        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Self:
+        """As Textual's; `regions` are where the table behind changed, when it did (the
+        table's screen refreshes the top screen there), so those rows are drawn again."""
+        if regions:
+            self.kept_lines.forget(regions)
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def compose(self) -> ComposeResult:
         narrate = Narrator(self.setup.names)

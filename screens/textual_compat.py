@@ -16,9 +16,11 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from rich.segment import Segment, Segments
 from rich.text import Text
 from textual import timer
 from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate
@@ -32,8 +34,10 @@ from textual.geometry import Region, Size
 from textual.keys import Keys
 from textual.message import Message
 from textual.reactive import Reactive
+from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.visual import RenderOptions, Visual
 from textual.widgets import OptionList, Select, _footer
 from textual.widgets._select import SelectCurrent, SelectOverlay
 
@@ -41,6 +45,8 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from textual import events
     from textual.css.model import RuleSet
+    from textual.css.styles import RulesMap
+    from textual.style import Style as VisualStyle
     from textual.widget import Widget
     from textual.widgets import Footer
 
@@ -48,6 +54,7 @@ __all__ = [
     "TEXTUAL_TIMER_RUN",
     "FooterKey",
     "KeepsComponentNodes",
+    "KeptLines",
     "LeavesOutDefaultCSS",
     "OneLineCrash",
     "ParseHookStylesheet",
@@ -60,6 +67,7 @@ __all__ = [
     "is_exiting",
     "keep_finished_rows",
     "keep_process_streams",
+    "kept_background",
     "key_disabled",
     "lazy_strip_caches",
     "mark_bindings_ready",
@@ -786,3 +794,95 @@ def keep_finished_rows(widget: Widget, rows: dict[int, Strip]) -> None:
     cache = widget._styles_cache
     cache._cache.update(rows)
     cache._dirty_lines.difference_update(rows)
+
+
+# frames helper (issue 15): a dialog's background drawn once ------------------------------
+
+
+class KeptBackground(Visual):
+    """What a dialog's screen draws behind its widgets (Textual's `BackgroundScreen`: the
+    screen under it, tinted), drawn line by line as Textual draws it whole, and each line
+    kept until the screen under it changes there. Any refresh of a dialog's screen (its
+    layout, its footer's keys mounting) made Textual draw the whole screen under it again
+    (its widgets' lines composed) and tint it: some 15 ms of a host's loop a session for a
+    game's result. The screen under it tells the dialog's screen where it changed
+    (`Screen._compositor_refresh` refreshes the top screen there: `KeptLines.forget`).
+    A game's result is shown once (its log, or its table given back, make a new one)."""
+
+    def __init__(self, screen: Screen[Any], background: BackgroundScreen, kept: KeptLines) -> None:
+        self.screen = screen
+        self.background = background
+        self.kept = kept
+
+    def render_strips(
+        self, width: int, height: int | None, style: VisualStyle, options: RenderOptions
+    ) -> list[Strip]:
+        rich_style = style.rich_style
+        color = self.background.color
+        under_screen = self.background.screen
+        kept = self.kept
+        key = (width, rich_style, color, under_screen, under_screen.size)
+        if kept.key != key:
+            kept.key = key
+            kept.lines.clear()
+        rows = range(under_screen.size.height if height is None else height)
+        if all(y in kept.lines for y in rows):
+            return [kept.lines[y][1] for y in rows]
+        under = under_screen._compositor.render_strips()
+        app = self.screen.app
+        options_ = app.console_options.update(highlight=False, width=width, height=1)
+        strips: list[Strip] = []
+        for y, line in zip(rows, under, strict=False):
+            known = kept.lines.get(y) or kept.stale.get(y)
+            if known is not None and known[0] == line:
+                kept.lines[y] = known
+                strips.append(known[1])
+                continue
+            tinted = BackgroundScreen.process_segments(line, color)
+            renderable = self.screen.post_render(Segments(tinted), rich_style)
+            segments = app.console.render(renderable, options_)
+            cropped = Segment.split_and_crop_lines(
+                segments, width, include_new_lines=False, pad=False
+            )
+            strip = Strip(next(iter(cropped), []))
+            kept.lines[y] = (line, strip)
+            strips.append(strip)
+        kept.stale.clear()
+        return strips
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return container_width
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self.screen.size.height
+
+
+@dataclass
+class KeptLines:
+    """A dialog screen's tinted lines by row, each with the line under it it was made
+    from (`stale` when the screen under it changed there: tinted again unless the line
+    under it came back the same), and what they were made for."""
+
+    key: tuple[object, ...] = ()
+    lines: dict[int, tuple[Strip, Strip]] = field(default_factory=dict)
+    stale: dict[int, tuple[Strip, Strip]] = field(default_factory=dict)
+
+    def forget(self, regions: Iterable[Region]) -> None:
+        """The screen under the dialog changed in `regions` (or anywhere, if none)."""
+        regions = list(regions)
+        if not regions:
+            self.stale.update(self.lines)
+            self.lines.clear()
+            return
+        for region in regions:
+            for y in region.line_range:
+                if y in self.lines:
+                    self.stale[y] = self.lines.pop(y)
+
+
+def kept_background(screen: Screen[Any], drawn: RenderableType, kept: KeptLines) -> Any:
+    """What `screen.render()` drew (`drawn`), with a dialog's background drawn by
+    `KeptBackground` from `kept` (anything else as it is)."""
+    if isinstance(drawn, BackgroundScreen):
+        return KeptBackground(screen, drawn, kept)
+    return drawn

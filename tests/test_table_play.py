@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pytest
 from test_no_color import picture
+from textual.content import Content
 from textual.geometry import Region
-from textual.screen import Screen
+from textual.renderables.background_screen import BackgroundScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 
 from cantina.app import CantinaApp
@@ -616,3 +618,52 @@ async def test_victims_supporter_die_shows_no_kind_while_it_is_the_supporters_se
         assert top() == "╭ S- ─╮"
         table.show_event(Planned(2), animate=False)
         assert top() == "╭─────╮"
+
+
+async def test_a_games_result_tints_the_table_behind_it_once(monkeypatch):
+    """The result opens over the table with the table drawn behind it, tinted, once: the
+    result's screen is refreshed whole as it is shown, and again as its widgets and footer
+    keys mount, and Textual drew and tinted the whole table behind it again at each (some
+    15 ms of a host's loop a session at every game's end). A change of the table behind
+    shows; what shows is what Textual's own drawing of it shows."""
+    tinted: list[str] = []
+    plain = BackgroundScreen.process_segments.__func__
+
+    def counted(cls, segments, color):
+        for segment in plain(cls, segments, color):
+            tinted.append(segment.text)
+            yield segment
+
+    monkeypatch.setattr(BackgroundScreen, "process_segments", classmethod(counted))
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        table = app.screen
+        composed: list[Region] = []
+        drawn = table.render_lines
+
+        def counted_lines(crop: Region) -> list:
+            if isinstance(app.screen, ResultScreen):  # drawn behind the result
+                composed.append(crop)
+            return drawn(crop)
+
+        monkeypatch.setattr(table, "render_lines", counted_lines)
+        tinted.clear()
+        await to_the_result(pilot, app)
+        for _ in range(5):
+            await pilot.pause()
+        cells = sum(len(text.strip("\n")) for text in tinted)
+        assert cells == SIZE[0] * SIZE[1], cells
+        assert len(composed) == 1, composed  # the table behind, composed once
+        shown = picture(app)
+        table.query_one("#prompt", Line).text = Content("Something changed behind the result")
+        for _ in range(3):
+            await pilot.pause()
+        changed = picture(app)
+        assert changed != shown, "the table's change shows behind the result"
+        monkeypatch.setattr(ResultScreen, "render", ModalScreen.render)
+        table.refresh()
+        app.screen.refresh()
+        await pilot.pause()
+        assert sum(len(text.strip("\n")) for text in tinted) > 2 * cells
+        assert picture(app) == changed

@@ -156,6 +156,10 @@ PIECES = [
     Piece("textual.widget:Widget._styles_cache", instance=True),
     Piece("textual._styles_cache:StylesCache._cache", instance=True),
     Piece("textual._styles_cache:StylesCache._dirty_lines", instance=True),
+    # frames helper (issue 15): a dialog's background kept by row (KeptBackground): the
+    # screen under it composed, and the top screen refreshed where the one under it changed
+    Piece("textual._compositor:Compositor.render_strips", params=("self",)),
+    Piece("textual.screen:Screen._compositor_refresh"),
 ]
 
 INSTANCES: dict[str, Callable[[type], Any]] = {
