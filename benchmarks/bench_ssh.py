@@ -179,6 +179,68 @@ if os.environ.get("BENCH_SLOW"):  # each loop step over BENCH_SLOW ms, as it hap
             print(f"{started % 100:.3f} slow step {took * 1000:.0f} ms: {what!r:.200}",
                   file=sys.stderr, flush=True)
     asyncio.events.Handle._run = timed_run
+if os.environ.get("BENCH_STEPS"):  # each loop step over 5 ms, and what ran in it, on exit
+    import asyncio.events, collections, signal, threading, time
+    steps, samples, plain_step = [], collections.deque(maxlen=200000), asyncio.events.Handle._run
+    every = collections.deque(maxlen=500000)  # every step: when, how long, whose, what
+    main = threading.main_thread().ident
+    def sample():  # the host thread's stack every millisecond (its own code's frames)
+        while True:
+            time.sleep(0.001)
+            frame, names = sys._current_frames().get(main), []
+            while frame is not None and len(names) < 60:
+                code = frame.f_code
+                if "asyncio" not in code.co_filename:
+                    names.append(f"{Path(code.co_filename).stem}.{code.co_name}")
+                frame = frame.f_back
+            samples.append((time.perf_counter(), names))
+    if os.environ.get("BENCH_SAMPLE"):  # and a sampled stack (slows the host a little)
+        sys.setswitchinterval(0.0005)
+        threading.Thread(target=sample, daemon=True).start()
+    from cantina.ssh.budget import OWNER, Budgets
+    addresses, plain_open = {}, Budgets.open
+    def opened(self, address):  # whose each step was: its session's address
+        budget = plain_open(self, address)
+        addresses[id(budget.account)] = address
+        return budget
+    Budgets.open = opened
+    def stepped(handle):
+        owner = handle._context.get(OWNER) if handle._context is not None else None
+        owner = addresses.get(id(owner.account), "?") if owner is not None else "-"
+        what = [a for a in (handle._callback, *(handle._args or ())) if callable(a)][-1]
+        what = getattr(what, "__self__", what)
+        if getattr(what, "parked", None):  # a budget's pass over its put-off work: whose
+            what = getattr(what.parked[0][1], "__self__", what.parked[0][1])
+            what = f"unpark {what!r}"
+        started, cpu = time.perf_counter(), time.thread_time()
+        plain_step(handle)
+        took = time.perf_counter() - started
+        kind = what if isinstance(what, str) else type(what).__name__
+        every.append((started, took, owner, kind[:40]))
+        if took > 0.005:
+            cpu = time.thread_time() - cpu
+            steps.append((started, took, cpu, f"{owner} {what!s:.160}"))
+    asyncio.events.Handle._run = stepped
+    def write(*_):
+        taken = list(samples)
+        with open(os.environ["BENCH_STEPS"], "w") as out:
+            for started, took, cpu, what in steps:
+                inner = collections.Counter()
+                for at, names in taken:
+                    if started <= at <= started + took:
+                        inner.update(set(names))
+                top = ", ".join(f"{n} {c}" for n, c in inner.most_common(40))
+                print(f"step {started:.3f} {took * 1000:.1f} ms cpu {cpu * 1000:.1f} {what} "
+                      f"|| {top}", file=out)
+        with open(os.environ["BENCH_STEPS"] + ".all", "w") as out:
+            for started, took, owner, kind in list(every):
+                print(f"{started:.4f} {took * 1e6:.0f} {owner} {kind}", file=out)
+        if taken:  # every sample, for a profile of any stretch of the run
+            with open(os.environ["BENCH_STEPS"] + ".samples", "w") as out:
+                for at, names in taken:
+                    print(f"{at:.4f} {';'.join(reversed(names))}", file=out)
+        os._exit(0)
+    signal.signal(signal.SIGTERM, write)
 ready = None
 if os.environ.get("BENCH_BUDGET_LOG"):  # each second, each session's account
     def ready(host):
@@ -391,12 +453,18 @@ async def connect_as(
 
 
 async def honest_typist(screen: Screen, chan, seconds: float, echoes: list[float]) -> None:
-    """A key a second (a letter, then Backspace), each waited for: from the write to the
-    first output after it, or 5 s when none comes."""
-    await asyncio.sleep(random.random())
-    end = time.perf_counter() + seconds
+    """A key a second (a letter, then Backspace), each at a moment of its second drawn
+    afresh, and waited for: from the write to the first output after it, or 5 s when
+    none comes. (Drawn once a phase, each typist's moment was the same every second:
+    in a third to a half of the phases two of the eight typed within a few milliseconds
+    of each other every second, one waiting for the other's frame: an eighth of the keys
+    late, and that draw, more than the attack, set the phase's p95.)"""
+    second = time.perf_counter()
+    end = second + seconds
     n = 0
-    while time.perf_counter() < end:
+    while second < end:
+        await asyncio.sleep(max(0.0, second + random.random() - time.perf_counter()))
+        second += 1.0
         tick = time.perf_counter()
         mark = len(screen.data)
         screen.arrived.clear()
@@ -407,7 +475,9 @@ async def honest_typist(screen: Screen, chan, seconds: float, echoes: list[float
                 await asyncio.wait_for(screen.arrived.wait(), 0.1)
             screen.arrived.clear()
         echoes.append(min(time.perf_counter() - tick, 5.0))
-        await asyncio.sleep(max(0.0, tick + 1 - time.perf_counter()))
+        if os.environ.get("BENCH_STEPS") and echoes[-1] > 0.02:  # beside the host's steps
+            with open(os.environ["BENCH_STEPS"] + ".keys", "a") as out:
+                print(f"key {tick:.3f} {echoes[-1] * 1000:.1f} ms", file=out)
 
 
 async def attack_sockets(port: int, key, seconds: float, notes: list[str]) -> None:
