@@ -23,8 +23,9 @@ With --at-table, every session first goes from the lobby to a Val-Des table of i
 of the call on offer, then hides them.
 
 With --abuse, one host with its default limits and 8 honest sessions (from 127.0.0.1)
-typing a key a second into the lobby's join-code field, each key timed to the first
-output after it (a key unanswered in 5 s counts as 5 s). First a quiet baseline, then
+typing a key a second into the lobby's join-code field, 125 ms apart (`typists`), each key
+timed to the first output after it (a key unanswered in 5 s counts as 5 s). First a quiet
+baseline, then
 each attack in turn, from another address (127.0.0.2), for --phase seconds each:
 
   a. 130 TCP connections that never start the handshake, held open; during it a new
@@ -452,18 +453,21 @@ async def connect_as(
     return screen, conn, chan
 
 
-async def honest_typist(screen: Screen, chan, seconds: float, echoes: list[float]) -> None:
-    """A key a second (a letter, then Backspace), each at a moment of its second drawn
-    afresh, and waited for: from the write to the first output after it, or 5 s when
-    none comes. (Drawn once a phase, each typist's moment was the same every second:
-    in a third to a half of the phases two of the eight typed within a few milliseconds
-    of each other every second, one waiting for the other's frame: an eighth of the keys
-    late, and that draw, more than the attack, set the phase's p95.)"""
+async def honest_typist(
+    screen: Screen, chan, seconds: float, echoes: list[float], moment: float | None = None
+) -> None:
+    """A key a second (a letter, then Backspace), each waited for: from the write to the
+    first output after it, or 5 s when none comes. `moment`: when in each second (0 to
+    1), else drawn at random once. (`typists` spreads a crowd's moments evenly: eight
+    typists' moments drawn at random put two within a few milliseconds of each other in
+    a third to a half of the phases, one waiting for the other's frame every second, an
+    eighth of the keys late, and that draw, more than the attack, set a phase's p95.)"""
     second = time.perf_counter()
     end = second + seconds
+    moment = random.random() if moment is None else moment
     n = 0
     while second < end:
-        await asyncio.sleep(max(0.0, second + random.random() - time.perf_counter()))
+        await asyncio.sleep(max(0.0, second + moment - time.perf_counter()))
         second += 1.0
         tick = time.perf_counter()
         mark = len(screen.data)
@@ -478,6 +482,17 @@ async def honest_typist(screen: Screen, chan, seconds: float, echoes: list[float
         if os.environ.get("BENCH_STEPS") and echoes[-1] > 0.02:  # beside the host's steps
             with open(os.environ["BENCH_STEPS"] + ".keys", "a") as out:
                 print(f"key {tick:.3f} {echoes[-1] * 1000:.1f} ms", file=out)
+
+
+def typists(honest: list[tuple[Screen, Any, Any]], seconds: float, echoes: list[float]):
+    """The honest crowd typing for `seconds`, their moments in each second evenly spread
+    (from a random start): 125 ms apart for eight, so that they never wait for each other,
+    and what they wait for is the host's doing."""
+    start = random.random()
+    return [
+        honest_typist(screen, chan, seconds, echoes, (start + i / len(honest)) % 1.0)
+        for i, (screen, _, chan) in enumerate(honest)
+    ]
 
 
 async def attack_sockets(port: int, key, seconds: float, notes: list[str]) -> None:
@@ -763,7 +778,7 @@ async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
             host_cpu = cpu_seconds(host.pid)
             own_cpu = time.process_time()
             busy, wall = machine_busy(), time.perf_counter()
-            typing = [honest_typist(s, chan, phase, echoes) for s, _, chan in honest]
+            typing = typists(honest, phase, echoes)
             if attacker is None:
                 await asyncio.gather(*typing)
             else:
