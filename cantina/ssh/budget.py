@@ -129,11 +129,11 @@ POLL = 0.02
 done with their keys (see `WorkBudget.wait`)."""
 
 PAUSED_POLL = 0.1
-"""Seconds between looks, while a session's put-off work waits out a pause after a long
-step (see `Bucket.ran`): the pause ends on its own clock, or sooner only once nobody
-types. A table hog's eight start-ups, each looking every `POLL`, were 4400 turns of the
-loop in a 12 s phase of bench --abuse f (365 a second: with the work the pauses let run,
-0.69 s of the loop's 2.1 s busy), where the pauses let work run a few times a second."""
+"""Seconds between looks, while a start-up of many (`WorkBudget.starting_many`) waits out
+a pause after a long step (see `Bucket.ran`): the pause ends on its own clock, or sooner
+only once nobody types. A table hog's eight start-ups, each looking every `POLL`, were
+4400 turns of the loop in a 12 s phase of bench --abuse f (365 a second: with the work
+the pauses let run, 0.69 s of the loop's 2.1 s busy; 1045 turns, 0.41 s, at 0.1 s)."""
 
 LONG_STEP = 0.005
 """Seconds of processor time from which a session's callback, or a run of its address's
@@ -280,7 +280,8 @@ class WorkBudget:
         self._unpark: asyncio.TimerHandle | None = None
         self.closed = False
         self.pausing = False
-        """Whether the last `wait` was a pause after a long step (see `_next_look`)."""
+        """Whether the last `wait` was a start-up of many's pause after a long step (see
+        `_next_look`)."""
 
     working: weakref.WeakSet[WorkBudget] = weakref.WeakSet()
     """The sessions at work on input given to them (`busy`): those a heavier one may make
@@ -421,8 +422,9 @@ class WorkBudget:
 
     def _next_look(self) -> float:
         """Seconds until the work put off is looked at again: when it may go on, if that
-        is soon; else in `POLL` (it makes way for a key at work, which is soon done), or
-        `PAUSED_POLL` while it pauses after a long step."""
+        is soon; else in `POLL`, or `PAUSED_POLL` while a start-up of many pauses after a
+        long step (held by design, it may go on a little late; anyone else's pause may
+        end early, once nobody lighter types, and is looked at every `POLL`)."""
         wait = self.wait()
         return min(wait, PAUSED_POLL if self.pausing else POLL)
 
@@ -577,7 +579,7 @@ class WorkBudget:
                 if other.closed or other.starting_many():
                     continue
                 if starting or other.recent() <= lighter:
-                    self.pausing = True
+                    self.pausing = starting
                     return pause
         return 0.0
 
