@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import asyncssh
-from bench_ssh import connect_as, free_port, honest_crowd, honest_typist, pct, start_abuse_host
+from bench_ssh import connect_as, free_port, honest_crowd, pct, start_abuse_host, typists
 
 
 async def login(port: int, key: asyncssh.SSHKey, name: str, address: str, into: list[float]):
@@ -40,9 +40,7 @@ async def run(rounds: int) -> None:
             key = asyncssh.generate_private_key("ssh-ed25519")
             honest = await honest_crowd(port, key)
             echoes: list[float] = []
-            typing = asyncio.gather(
-                *(honest_typist(s, c, 8 + rounds * 10, echoes) for s, _, c in honest)
-            )
+            typing = asyncio.gather(*typists(honest, 8 + rounds * 10, echoes))
             first: list[float] = []
             second: list[float] = []
             third: list[float] = []

@@ -23,8 +23,9 @@ With --at-table, every session first goes from the lobby to a Val-Des table of i
 of the call on offer, then hides them.
 
 With --abuse, one host with its default limits and 8 honest sessions (from 127.0.0.1)
-typing a key a second into the lobby's join-code field, each key timed to the first
-output after it (a key unanswered in 5 s counts as 5 s). First a quiet baseline, then
+typing a key a second into the lobby's join-code field, 125 ms apart (`typists`), each key
+timed to the first output after it (a key unanswered in 5 s counts as 5 s). First a quiet
+baseline, then
 each attack in turn, from another address (127.0.0.2), for --phase seconds each:
 
   a. 130 TCP connections that never start the handshake, held open; during it a new
@@ -179,6 +180,68 @@ if os.environ.get("BENCH_SLOW"):  # each loop step over BENCH_SLOW ms, as it hap
             print(f"{started % 100:.3f} slow step {took * 1000:.0f} ms: {what!r:.200}",
                   file=sys.stderr, flush=True)
     asyncio.events.Handle._run = timed_run
+if os.environ.get("BENCH_STEPS"):  # each loop step over 5 ms, and what ran in it, on exit
+    import asyncio.events, collections, signal, threading, time
+    steps, samples, plain_step = [], collections.deque(maxlen=200000), asyncio.events.Handle._run
+    every = collections.deque(maxlen=500000)  # every step: when, how long, whose, what
+    main = threading.main_thread().ident
+    def sample():  # the host thread's stack every millisecond (its own code's frames)
+        while True:
+            time.sleep(0.001)
+            frame, names = sys._current_frames().get(main), []
+            while frame is not None and len(names) < 60:
+                code = frame.f_code
+                if "asyncio" not in code.co_filename:
+                    names.append(f"{Path(code.co_filename).stem}.{code.co_name}")
+                frame = frame.f_back
+            samples.append((time.perf_counter(), names))
+    if os.environ.get("BENCH_SAMPLE"):  # and a sampled stack (slows the host a little)
+        sys.setswitchinterval(0.0005)
+        threading.Thread(target=sample, daemon=True).start()
+    from cantina.ssh.budget import OWNER, Budgets
+    addresses, plain_open = {}, Budgets.open
+    def opened(self, address):  # whose each step was: its session's address
+        budget = plain_open(self, address)
+        addresses[id(budget.account)] = address
+        return budget
+    Budgets.open = opened
+    def stepped(handle):
+        owner = handle._context.get(OWNER) if handle._context is not None else None
+        owner = addresses.get(id(owner.account), "?") if owner is not None else "-"
+        what = [a for a in (handle._callback, *(handle._args or ())) if callable(a)][-1]
+        what = getattr(what, "__self__", what)
+        if getattr(what, "parked", None):  # a budget's pass over its put-off work: whose
+            what = getattr(what.parked[0][1], "__self__", what.parked[0][1])
+            what = f"unpark {what!r}"
+        started, cpu = time.perf_counter(), time.thread_time()
+        plain_step(handle)
+        took = time.perf_counter() - started
+        kind = what if isinstance(what, str) else type(what).__name__
+        every.append((started, took, owner, kind[:40]))
+        if took > 0.005:
+            cpu = time.thread_time() - cpu
+            steps.append((started, took, cpu, f"{owner} {what!s:.160}"))
+    asyncio.events.Handle._run = stepped
+    def write(*_):
+        taken = list(samples)
+        with open(os.environ["BENCH_STEPS"], "w") as out:
+            for started, took, cpu, what in steps:
+                inner = collections.Counter()
+                for at, names in taken:
+                    if started <= at <= started + took:
+                        inner.update(set(names))
+                top = ", ".join(f"{n} {c}" for n, c in inner.most_common(40))
+                print(f"step {started:.3f} {took * 1000:.1f} ms cpu {cpu * 1000:.1f} {what} "
+                      f"|| {top}", file=out)
+        with open(os.environ["BENCH_STEPS"] + ".all", "w") as out:
+            for started, took, owner, kind in list(every):
+                print(f"{started:.4f} {took * 1e6:.0f} {owner} {kind}", file=out)
+        if taken:  # every sample, for a profile of any stretch of the run
+            with open(os.environ["BENCH_STEPS"] + ".samples", "w") as out:
+                for at, names in taken:
+                    print(f"{at:.4f} {';'.join(reversed(names))}", file=out)
+        os._exit(0)
+    signal.signal(signal.SIGTERM, write)
 ready = None
 if os.environ.get("BENCH_BUDGET_LOG"):  # each second, each session's account
     def ready(host):
@@ -390,13 +453,22 @@ async def connect_as(
     return screen, conn, chan
 
 
-async def honest_typist(screen: Screen, chan, seconds: float, echoes: list[float]) -> None:
+async def honest_typist(
+    screen: Screen, chan, seconds: float, echoes: list[float], moment: float | None = None
+) -> None:
     """A key a second (a letter, then Backspace), each waited for: from the write to the
-    first output after it, or 5 s when none comes."""
-    await asyncio.sleep(random.random())
-    end = time.perf_counter() + seconds
+    first output after it, or 5 s when none comes. `moment`: when in each second (0 to
+    1), else drawn at random once. (`typists` spreads a crowd's moments evenly: eight
+    typists' moments drawn at random put two within a few milliseconds of each other in
+    a third to a half of the phases, one waiting for the other's frame every second, an
+    eighth of the keys late, and that draw, more than the attack, set a phase's p95.)"""
+    second = time.perf_counter()
+    end = second + seconds
+    moment = random.random() if moment is None else moment
     n = 0
-    while time.perf_counter() < end:
+    while second < end:
+        await asyncio.sleep(max(0.0, second + moment - time.perf_counter()))
+        second += 1.0
         tick = time.perf_counter()
         mark = len(screen.data)
         screen.arrived.clear()
@@ -407,7 +479,20 @@ async def honest_typist(screen: Screen, chan, seconds: float, echoes: list[float
                 await asyncio.wait_for(screen.arrived.wait(), 0.1)
             screen.arrived.clear()
         echoes.append(min(time.perf_counter() - tick, 5.0))
-        await asyncio.sleep(max(0.0, tick + 1 - time.perf_counter()))
+        if os.environ.get("BENCH_STEPS") and echoes[-1] > 0.02:  # beside the host's steps
+            with open(os.environ["BENCH_STEPS"] + ".keys", "a") as out:
+                print(f"key {tick:.3f} {echoes[-1] * 1000:.1f} ms", file=out)
+
+
+def typists(honest: list[tuple[Screen, Any, Any]], seconds: float, echoes: list[float]):
+    """The honest crowd typing for `seconds`, their moments in each second evenly spread
+    (from a random start): 125 ms apart for eight, so that they never wait for each other,
+    and what they wait for is the host's doing."""
+    start = random.random()
+    return [
+        honest_typist(screen, chan, seconds, echoes, (start + i / len(honest)) % 1.0)
+        for i, (screen, _, chan) in enumerate(honest)
+    ]
 
 
 async def attack_sockets(port: int, key, seconds: float, notes: list[str]) -> None:
@@ -693,7 +778,7 @@ async def abuse_logged(phase: float, key_path: Path, log, which: str) -> None:
             host_cpu = cpu_seconds(host.pid)
             own_cpu = time.process_time()
             busy, wall = machine_busy(), time.perf_counter()
-            typing = [honest_typist(s, chan, phase, echoes) for s, _, chan in honest]
+            typing = typists(honest, phase, echoes)
             if attacker is None:
                 await asyncio.gather(*typing)
             else:
