@@ -8,6 +8,7 @@ import dataclasses
 import json
 import os
 import re
+import signal
 import stat
 import subprocess
 import sys
@@ -921,6 +922,48 @@ def test_serve_prints_where_and_the_host_keys_fingerprint(tmp_path):
     expected = fingerprint(asyncssh.read_private_key(key))
     assert lines[2].strip() == f"cantina: host key fingerprint {expected}"
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
+
+
+@needs_openssh
+async def test_sigterm_closes_the_host_telling_its_players(keys, tmp_path):
+    """A service manager's stop (SIGTERM) closes the host as Ctrl-C does: each player is
+    told the host is closing, and it ends with status 0 and no traceback (it ended where
+    it stood, and its players saw only their connection drop)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "cantina",
+        "serve",
+        "--port",
+        "0",
+        "--host-key",
+        str(keys.host_key),
+        "--authorized-keys",
+        str(keys.authorized),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "CANTINA_CONFIG_DIR": str(tmp_path)},
+    )
+    assert process.stdout is not None and process.stderr is not None
+    ssh = None
+    try:
+        first = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
+        found = re.search(r"port (\d+)", first)
+        assert found, first
+        ssh = await OpenSSH.start(keys.player, int(found.group(1)), "-tt")
+        await ssh.expect("shared tables")
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), 20) == 0
+        await asyncio.wait_for(ssh.process.wait(), 10)
+        assert "cantina: the host is closing" in ssh.errors.decode(), ssh.errors
+        log = (await process.stderr.read()).decode()
+        assert "Traceback" not in log, log
+    finally:
+        if ssh is not None:
+            ssh.kill()
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
 
 
 def test_serve_refuses_to_start_with_nobody_admitted(tmp_path):

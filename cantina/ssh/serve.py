@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
+import signal
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -158,7 +160,18 @@ def serve(options: HostOptions) -> int:
     if not admits_somebody(options):
         return 2
     log_to_stderr()
-    return reported(lambda: asyncio.run(run_host(options)), options)
+    return reported(lambda: asyncio.run(until_terminated(run_host(options))), options)
+
+
+async def until_terminated(hosting: Awaitable[None]) -> None:
+    """Host until SIGTERM (a service manager's stop, `kill`), then close as Ctrl-C does:
+    each player told the host is closing, every table put away. Python's default ends
+    the process where it stands, and players saw only their connection drop."""
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    with contextlib.suppress(asyncio.CancelledError):
+        await hosting
 
 
 def reported(run: Callable[[], object], options: HostOptions) -> int:

@@ -70,6 +70,7 @@ from cantina.ssh.serve import (
     run_host,
     settings_line,
     tune_collector,
+    until_terminated,
     warm_up,
 )
 from cantina.ssh.server import Host, HostOptions
@@ -143,14 +144,8 @@ def worker_main(
         ready.send(len(host.lobby.tables) if host.lobby is not None else 0)
         take_handed(host, hand)
 
-    async def main() -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-        with contextlib.suppress(asyncio.CancelledError):
-            await run_host(options, listening, key=key, announce=False)
-
-    sys.exit(reported(lambda: asyncio.run(main()), options))
+    hosting = run_host(options, listening, key=key, announce=False)
+    sys.exit(reported(lambda: asyncio.run(until_terminated(hosting)), options))
 
 
 def end_with(parent: int) -> None:
