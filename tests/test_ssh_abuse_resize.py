@@ -200,3 +200,36 @@ async def test_a_session_given_only_new_sizes_is_not_typing(tmp_path, host_key):
     finally:
         conn.close()
         await asyncio.wait_for(host.close(), 10)
+
+
+async def test_an_address_whose_sessions_keep_flooding_window_changes_is_held(tmp_path, host_key):
+    """Two sessions of one address ended for a flood of window changes within a minute:
+    its next connection is refused at once, before its key exchange, told why and for
+    how long in one line; another address logs in as before."""
+    host = await start_host(host_key, strikes=2, strike_wait=30)
+    key = asyncssh.read_private_key(make_key(tmp_path / "player"))
+    try:
+        for _ in range(2):
+            conn, chan, terminal = await connect_from(host.port, "127.0.0.2", key)
+            try:
+                for n in range(1000):
+                    chan.change_terminal_size(*((100, 40), (80, 24))[n % 2])
+                await asyncio.wait_for(terminal.closed.wait(), 30)
+                assert "too many window changes" in terminal.errors.decode()
+            finally:
+                conn.close()
+        started = asyncio.get_running_loop().time()
+        try:
+            await connect_from(host.port, "127.0.0.2", key)
+        except asyncssh.DisconnectError as refused:
+            assert refused.reason.startswith(
+                "cantina: sessions from your address were ended for too many window "
+                "changes; try again in 30 s"
+            ), refused.reason
+        else:
+            raise AssertionError("a third connection from the flooding address got in")
+        assert asyncio.get_running_loop().time() - started < 2
+        conn, _, _ = await connect_from(host.port, "127.0.0.1", key)
+        conn.close()
+    finally:
+        await asyncio.wait_for(host.close(), 10)

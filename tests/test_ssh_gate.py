@@ -34,7 +34,7 @@ from textual import events
 from cantina.cli import build_parser
 from cantina.ssh.cli import host_options
 from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
-from cantina.ssh.limits import Limits, Startups, early_drop
+from cantina.ssh.limits import UNREADABLE, Limits, Startups, Strikes, early_drop
 from cantina.ssh.server import SILENT_MAKES_WAY, Host, HostOptions
 from screens.textual_compat import UncachedXTermParser, UnreadableInput
 
@@ -478,6 +478,82 @@ async def test_an_address_coming_back_over_and_over_is_held_to_a_session_rate(ke
         await asyncio.sleep(5.5)  # one more new session's worth
         await lobby()
     no_tracebacks(host_log)
+
+
+async def test_an_address_whose_sessions_keep_sending_unreadable_input_is_held(keys, host_log):
+    """A client that sends what the host cannot read, quits and comes back for more (each
+    time a login and a whole app) is held: after `strikes` such sessions its connections
+    are refused at once, before their key exchange, with one line saying when to try
+    again, and the wait doubles when it comes back for more. One bad sequence holds
+    nobody, and another address is never held by it."""
+    async with running_host(keys, strikes=2, strike_wait=3) as host:
+
+        async def lobby(source: str, bad: bool) -> None:
+            conn, _ = await log_in(host.port, keys, source=source)
+            try:
+                chan, term = await terminal(conn)
+                await term.expect("shared tables")
+                if bad:
+                    mark = len(host_log.records)
+                    chan.write(BAD_INPUT["a mouse report over a zero-sized terminal"])
+                    await until(
+                        lambda: any("unreadable" in r.getMessage() for r in host_log.records[mark:])
+                    )
+                chan.write(b"\x11")  # quit
+                await asyncio.wait_for(term.closed.wait(), 10)
+            finally:
+                conn.close()
+
+        async def refused(source: str) -> str:
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(asyncssh.DisconnectError) as refusal:
+                await lobby(source, bad=False)
+            assert asyncio.get_running_loop().time() - started < 2
+            return refusal.value.reason
+
+        attacker = "127.0.0.2"
+        await lobby(attacker, bad=True)
+        await lobby(attacker, bad=False)  # one bad sequence holds nobody
+        await lobby(attacker, bad=True)
+        line = "sessions from your address sent input the host cannot read; try again in"
+        assert (await refused(attacker)).startswith(f"cantina: {line} 3 s")
+        await lobby("127.0.0.1", bad=False)  # another address is untouched
+        await asyncio.sleep(3.2)
+        await lobby(attacker, bad=True)  # back, and at it again: held twice as long
+        assert (await refused(attacker)).startswith(f"cantina: {line} 6 s")
+        await lobby("127.0.0.1", bad=False)
+    no_tracebacks(host_log)
+    held = [r.getMessage() for r in host_log.records if r.getMessage().startswith("holding")]
+    assert held == [
+        f"holding {attacker} for 3 s: its sessions sent input the host cannot read",
+        f"holding {attacker} for 6 s: its sessions sent input the host cannot read",
+    ]
+
+
+def test_strikes_double_the_wait_up_to_a_cap_and_are_forgotten_after_a_quiet_spell():
+    now = [0.0]
+    limits = Limits(
+        strikes=2, strike_window=60, strike_wait=30, strike_wait_max=100, strike_quiet=600
+    )
+    strikes = Strikes(limits, clock=lambda: now[0])
+    assert strikes.strike("a", UNREADABLE) == 0 and not strikes.held("a")
+    now[0] = 61.0  # a strike a minute: never held
+    assert strikes.strike("a", UNREADABLE) == 0 and not strikes.held("a")
+    now[0] = 62.0
+    assert strikes.strike("a", UNREADABLE) == 30
+    assert strikes.held("a").endswith("try again in 30 s") and not strikes.held("b")
+    now[0] = 92.5
+    assert not strikes.held("a")
+    assert [strikes.strike("a", UNREADABLE) for _ in range(3)] == [60, 0, 0]
+    now[0] = 153.0
+    assert strikes.strike("a", UNREADABLE) == 100  # the cap
+    now[0] = 153.0 + 601
+    assert strikes.strike("a", UNREADABLE) == 0  # quiet long enough: afresh
+    strikes.forget()
+    assert "a" in strikes.records
+    now[0] += 601
+    strikes.forget()
+    assert not strikes.records
 
 
 # --- the host's own view: the log, the flags ----------------------------------------------------

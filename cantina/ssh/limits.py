@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 
@@ -45,6 +46,16 @@ ALL_LOGGING_IN = "too many connections are logging in; try again later"
 
 RESIZE_FLOOD = "too many window changes"
 """Why a session that sends more window changes than `Limits.resize_rate` ends."""
+BAD_INPUT = "bad input"
+"""Why a session whose input broke its app ends."""
+UNREADABLE = "unreadable input"
+"""What a session sent that its terminal parser could not read (dropped; it reads on)."""
+STRIKES = {
+    BAD_INPUT: "were ended for bad input",
+    RESIZE_FLOOD: "were ended for too many window changes",
+    UNREADABLE: "sent input the host cannot read",
+}
+"""What counts against an address (`Strikes`), as its refusal line says it."""
 
 
 def too_fast_line(session_rate: float) -> str:
@@ -108,6 +119,19 @@ class Limits:
     over (to set tables up, say) is held to this."""
     session_burst: int = 16
     """New sessions one address may start at once before `session_rate` holds it."""
+    strikes: int = 2
+    """Sessions of one address that may end for abuse (bad input, a flood of window
+    changes) or send input the host cannot read within `strike_window` seconds: at
+    this many, its new connections are refused for `strike_wait` seconds. A terminal
+    that once sends a bad sequence is not held; a client that quits and comes back with
+    more, over and over (each time a login and a whole app), is."""
+    strike_window: float = 60.0
+    strike_wait: float = 30.0
+    """The first wait; each time it is held again (one more strike before it has been
+    quiet for `strike_quiet`), the wait doubles, up to `strike_wait_max`."""
+    strike_wait_max: float = 300.0
+    strike_quiet: float = 600.0
+    """Seconds with no strike after which an address starts afresh."""
     write_buffer: int = 1 << 20
     """Bytes of output waiting for a client; past it the client is not reading and is
     dropped, so it never holds memory or stalls the others."""
@@ -117,6 +141,69 @@ class Limits:
         """Logged-in connections at once from one address: one for each of its sessions,
         and as many again for connections still opening or closing."""
         return 2 * self.per_address
+
+
+def struck_line(why: str, wait: float) -> str:
+    """What an address held for its sessions' abuse is told (`why`: a key of STRIKES)."""
+    return f"sessions from your address {STRIKES[why]}; try again in {math.ceil(wait)} s"
+
+
+@dataclass
+class Record:
+    """One address's strikes (`Strikes`)."""
+
+    times: list[float] = field(default_factory=list)
+    """Its strikes in the last `strike_window`, since it was last held."""
+    last: float = 0.0
+    why: str = ""
+    wait: float = 0.0
+    """Its last wait (0: never held since it was last quiet)."""
+    until: float = 0.0
+
+
+class Strikes:
+    """Addresses whose sessions abused the host (`Limits.strikes`): held, each new
+    connection refused at once (before its key exchange), for a wait that doubles each
+    time it comes back for more, and forgotten after a quiet spell."""
+
+    def __init__(self, limits: Limits, clock=time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self.records: dict[str, Record] = {}
+
+    def strike(self, address: str, why: str) -> float:
+        """A session of `address` ended for (or sent) `why`: the seconds it is now held
+        for (0: not held)."""
+        limits, now = self.limits, self.clock()
+        record = self.records.get(address)
+        if record is None or now - record.last > limits.strike_quiet:
+            record = self.records[address] = Record()
+        record.times = [t for t in record.times if now - t <= limits.strike_window]
+        record.times.append(now)
+        record.last, record.why = now, why
+        if record.wait and now < record.until:
+            return 0.0  # held already (a session it had open)
+        if len(record.times) < limits.strikes and not record.wait:
+            return 0.0
+        record.wait = min(2 * record.wait or limits.strike_wait, limits.strike_wait_max)
+        record.until = now + record.wait
+        record.times.clear()
+        return record.wait
+
+    def held(self, address: str) -> str:
+        """Why a new connection or session of `address` is refused now, or ""."""
+        record = self.records.get(address)
+        if record is None:
+            return ""
+        left = record.until - self.clock()
+        return struck_line(record.why, left) if left > 0 else ""
+
+    def forget(self) -> None:
+        """Forget the addresses quiet for `strike_quiet`."""
+        now = self.clock()
+        for address, record in list(self.records.items()):
+            if now - record.last > self.limits.strike_quiet and now >= record.until:
+                del self.records[address]
 
 
 class InputBudget:

@@ -36,11 +36,15 @@ from cantina.ssh.limits import (
     ADDRESS_LOGGING_IN,
     ADDRESS_SESSIONS,
     ALL_LOGGING_IN,
+    BAD_INPUT,
     CANTINA_FULL,
     RESIZE_FLOOD,
+    STRIKES,
+    UNREADABLE,
     InputBudget,
     InputGate,
     Limits,
+    Strikes,
     early_drop,
     too_fast_line,
 )
@@ -173,6 +177,8 @@ class Host:
         self.by_address: Counter[str] = Counter()
         self.session_starts: dict[str, InputBudget] = {}
         """Each address's new sessions, as a token bucket (`Limits.session_rate`)."""
+        self.strikes = Strikes(self.limits)
+        """Addresses whose sessions abused the host, held for a while (`Limits.strikes`)."""
         self.lobby: Lobby | None = None
         self.store: TableStore = (
             RedisStore.from_url(options.store) if options.store else InProcessStore()
@@ -241,6 +247,9 @@ class Host:
             return self.handed_in(gate, gate.handed)
         if self.too_fast(gate.address):  # no session to give it: spare the key exchange
             return self.too_fast_line()
+        struck = self.strikes.held(gate.address)
+        if struck:  # held for its sessions' abuse: spare the key exchange too
+            return struck
         held = self.waiting.setdefault(gate.address, [])
         silent: Gate | None = None
         if len(held) >= self.limits.startups_per_address:
@@ -264,6 +273,9 @@ class Host:
         of a connection of that address here that never sent an SSH version."""
         if handed.refusal:
             return handed.refusal
+        struck = self.strikes.held(gate.address)  # this worker's own strikes
+        if struck:
+            return struck
         held = self.waiting.setdefault(gate.address, [])
         if handed.crowded:
             silent = next((g for g in held if g.silent_for() >= SILENT_MAKES_WAY), None)
@@ -306,6 +318,9 @@ class Host:
             return CANTINA_FULL
         if self.by_address[address] >= self.limits.per_address:
             return ADDRESS_SESSIONS
+        struck = self.strikes.held(address)
+        if struck:
+            return struck
         limits = self.limits
         starts = self.session_starts.get(address)
         if starts is None:
@@ -323,6 +338,13 @@ class Host:
 
     def too_fast_line(self) -> str:
         return too_fast_line(self.limits.session_rate)
+
+    def strike(self, address: str, why: str) -> None:
+        """A session of `address` ended for abuse, or sent what cannot be read (`why`, a
+        key of STRIKES): at `Limits.strikes` of them, the address is held (one line)."""
+        wait = self.strikes.strike(address, why)
+        if wait:
+            log.info("holding %s for %d s: its sessions %s", address, round(wait), STRIKES[why])
 
     def started(self, session: Session) -> None:
         self.sessions.add(session)
@@ -348,6 +370,7 @@ class Host:
             for address, starts in list(self.session_starts.items()):
                 if starts.take(0) == 0 and starts.tokens >= starts.burst:  # full: forget it
                     del self.session_starts[address]
+            self.strikes.forget()
             if self.lobby is not None:
                 self.lobby.check_presence()
                 self.lobby.sweep(self.options.abandoned_after)
@@ -839,6 +862,8 @@ class Session(asyncssh.SSHServerSession):
 
     def end(self, why: str) -> None:
         """End this session from the host's side (idle, host closing, bad input)."""
+        if why in STRIKES and not self.goodbye:
+            self.host.strike(self.gate.address, why)
         self.goodbye = self.goodbye or why
         if self.budget is not None:
             self.budget.close()  # nothing of it waits: it must shut down
@@ -888,13 +913,18 @@ class Session(asyncssh.SSHServerSession):
         self.pacer.input(passed)  # now, or once this session's budget allows
 
     def _feed(self, data: bytes) -> None:
-        if self.driver is None:
+        driver = self.driver
+        if driver is None:
             return
+        dropped = driver.dropped
         try:
-            self.driver.feed(data)
+            driver.feed(data)
         except Exception:
             log.error("input failed:\n%s", traceback.format_exc())
-            self.end("bad input")
+            self.end(BAD_INPUT)
+            return
+        if driver.dropped and not dropped:  # its first unreadable input: a strike
+            self.host.strike(self.gate.address, UNREADABLE)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         """Follow the client's terminal once its size settles (the last size wins: a
