@@ -36,15 +36,13 @@ each attack in turn, from another address (127.0.0.2), for --phase seconds each:
   d. 8 sessions each sending window changes every 5 ms (two sizes in turn), each
      coming back if the host ends it.
   e. one session sending bad escape sequences (`ESC[9999999u`, `ESC[27;5;9999999~`,
-     ctrl+Q ctrl+P), reconnecting if it is ended. The host's parser drops those keys
-     (they name no character) with no log line, and ctrl+Q quits: each session ends as
-     its client asked, and what e costs is a login and an app start-up over and over,
-     held only by the session rate (`Limits.session_rate`, 16 at once then one each
-     2 s). An address whose sessions the host ends for bad input or too many window
-     changes, or that send input its parser fails on, is held: at the second in a
-     minute its new connections are refused before their key exchange for 30 s, twice
-     as long each time it comes back for more, up to 5 min (`Limits.strikes`); keys past
-     Unicode are not counted so (yet), so e's attacker is not held.
+     ctrl+Q ctrl+P), reconnecting if it is ended. The host drops those keys (they name
+     no character, and no terminal sends one) with one log line a session, and ctrl+Q
+     quits: what e costs is a login and an app start-up over and over. An address whose
+     sessions the host ends for bad input or too many window changes, or that send
+     input it cannot read (such keys too), is held: at the second in a minute its new
+     connections are refused before their key exchange for 30 s, twice as long each
+     time it comes back for more, up to 5 min (`Limits.strikes`).
   f. a table hog: 8 sessions setting up and starting Vigo's Favor tables, each leaving
      and coming back for another (tables that keep playing with their stand-ins). The
      host holds a third session of one address within 5 s as one of many (budget.py),

@@ -241,6 +241,11 @@ class UncachedXTermParser(XTermParser):
     `_timeout_time`, set as `Parser.__init__` sets them) and raises `UnreadableInput`,
     the rest of that chunk dropped."""
 
+    past_unicode = 0
+    """Keys naming a code point no character has, dropped so far: no terminal sends one,
+    so its session's input counts as unreadable (the host holds an address that keeps
+    sending it)."""
+
     def _parse_extended_key(  # type: ignore[override]  # a method where Textual has a cache
         self, sequence: str
     ) -> list[events.Key] | None:
@@ -248,6 +253,7 @@ class UncachedXTermParser(XTermParser):
         try:
             return parse(self, sequence)
         except (ValueError, OverflowError):  # a code point no character has
+            self.past_unicode += 1
             return [Key(Keys.Ignore, sequence)]
 
     def feed(self, data: str) -> Iterable[Message]:

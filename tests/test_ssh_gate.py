@@ -480,7 +480,12 @@ async def test_an_address_coming_back_over_and_over_is_held_to_a_session_rate(ke
     no_tracebacks(host_log)
 
 
-async def test_an_address_whose_sessions_keep_sending_unreadable_input_is_held(keys, host_log):
+@pytest.mark.parametrize(
+    "kind", ["a mouse report over a zero-sized terminal", "a key past Unicode"]
+)
+async def test_an_address_whose_sessions_keep_sending_unreadable_input_is_held(
+    keys, host_log, kind
+):
     """A client that sends what the host cannot read, quits and comes back for more (each
     time a login and a whole app) is held: after `strikes` such sessions its connections
     are refused at once, before their key exchange, with one line saying when to try
@@ -495,7 +500,7 @@ async def test_an_address_whose_sessions_keep_sending_unreadable_input_is_held(k
                 await term.expect("shared tables")
                 if bad:
                     mark = len(host_log.records)
-                    chan.write(BAD_INPUT["a mouse report over a zero-sized terminal"])
+                    chan.write(BAD_INPUT[kind])
                     await until(
                         lambda: any("unreadable" in r.getMessage() for r in host_log.records[mark:])
                     )

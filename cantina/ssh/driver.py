@@ -117,12 +117,16 @@ class ChannelDriver(Driver):
 
     def feed(self, data: bytes) -> None:
         """Input from the client: keys, mouse, paste and terminal replies. Input the parser
-        fails on is dropped with one line in the host's log; the session reads on."""
+        fails on, or a key naming no character, is dropped with one line in the host's log;
+        the session reads on."""
+        past_unicode = self._parser.past_unicode
         try:
             for message in self._parser.feed(self._decode(data)):
                 self.take(message)
         except UnreadableInput as error:
             self.unreadable(error)
+        if self._parser.past_unicode > past_unicode:
+            self.unreadable(UnreadableInput("a key naming a code point past Unicode's last"))
         # A lone ESC is a key only once nothing follows it: look again shortly after the
         # last input. (A look timed from an earlier chunk came too soon for an ESC that
         # arrived after it, and none came later: the ESC waited for the next key.)
