@@ -535,14 +535,17 @@ class TableScreen(UsesApp, Screen[None]):
         if self.number != self.table.number or self.dealer.turn.kind != OVER:
             return  # the next game began meanwhile
         state = self.game.state
+        number = self.number
+        shared = self.chat is not None  # a hot-seat table has no chat
         self._result = ResultScreen(
             self.table,
             self.place,
             self.result_headline(state),
             self.result_rows(state),
             self.seed_line(),
+            chat=(lambda: self.chat_from_result(number)) if shared else None,
+            chat_history=self.action_chat_history if shared else None,
         )
-        number = self.number
         self.app.push_screen(self._result, lambda choice: self.after_result(choice, number))
 
     def after_result(self, choice: str | None, number: int) -> None:
@@ -558,6 +561,14 @@ class TableScreen(UsesApp, Screen[None]):
             self.show_history(then=self.show_result)
         elif choice == ANALYSIS and number == self.number:
             self.show_review(then=self.show_result)
+
+    def chat_from_result(self, number: int) -> None:
+        """`/` on the result of game `number`, which has just closed: the chat line has the
+        keys now, and leaving it (Esc) brings that result back, unless the next game has
+        begun meanwhile."""
+        self.query_one("#chat", ChatPanel).start(
+            then=lambda: self.show_result() if number == self.number else None
+        )
 
     def show_review(self, then: Callable[[], None] | None = None) -> None:
         """The Review of this game: each seat's skill and luck, each decision's cost."""
