@@ -149,6 +149,14 @@ class ResultScreen(ModalScreen[str | None]):
             return self.chat_history is not None
         return True
 
+    def only_watch(self, place: Place) -> None:
+        """The table's screen has become a spectator's (its seat is played from another
+        connection now): no next game from here either."""
+        self.place = place
+        for again in self.query("#again"):
+            again.remove()
+        self.refresh_bindings()
+
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
         self.action_choose(AGAIN if event.button.id == "again" else BACK)
