@@ -344,14 +344,17 @@ class TableScreen(UsesApp, Screen[None]):
         """This screen's seat is played from another connection now (a guest's, taken back
         by its rejoin code while this one still followed the table): from here on it is a
         spectator's, at once. No rejoin code (the seat's, in the other's hands now), no
-        choices (the dealer refuses them), no `n` or hurry, the footer a spectator's; the
-        table has told why (`SharedTable.hand_seats`). The dealer keeps this screen as it
-        came (following again would count as a screen coming to the table)."""
+        choices (the dealer refuses them), no `n` or hurry, the footer and chat lines a
+        spectator's; the table has told why (`SharedTable.hand_seats`). The dealer keeps
+        this screen as it came (following again would count as a screen coming to the
+        table)."""
         self.place = Place(frozenset(), player=False, who=self.place.who)
         self._asked = self._asked_at = self._handing_off = None
         self.awaiting_human = False
         self.odds_shown = False
         self._bindings_state = ()  # the keys change whatever the turn: `update_bindings`
+        if self.chat is not None:
+            self.chat.watching = True  # its lines are marked as a spectator's
         result = self._result
         if result is not None and result.is_attached:
             result.only_watch(self.place)

@@ -717,6 +717,7 @@ async def test_the_screen_a_seat_was_taken_back_from_watches_at_once():
         assert not screen.awaiting_human
         assert "Waiting for" in str(screen.query_one("#prompt").render())
         assert keys_shown(screen) == keys_shown(carol.screen), "a spectator's footer"
+        assert screen.chat is not None and screen.chat.watching
         moves = len(table.live.moves)
         await pilot.press("1")
         await pilot.pause()
