@@ -288,12 +288,26 @@ class Dealer:
             self.hurrying = True
             self._wake()
 
+    def holds(self, place: Place) -> bool:
+        """Whether `place` is a player's that still plays a seat here: not once every seat
+        of it is played from another connection (a guest's, taken back by its rejoin code:
+        see `owners`), whose screen then only watches. A place with no seats or no one
+        named (a local table's) holds what it had."""
+        if not place.player:
+            return False
+        if not (place.who and place.seats):
+            return True
+        return any(self.owners.get(seat, place.who) == place.who for seat in place.seats)
+
     def next_game(self, place: Place, after: int) -> bool:
         """Start the next game, once for everyone, when the game numbered `after` is over.
         False when it has begun already (another player started it). IllegalAction for a
-        spectator; ValueError when the series cannot go on (a campaign's last round)."""
+        spectator, and for a screen whose seat is played from another connection now
+        (`holds`); ValueError when the series cannot go on (a campaign's last round)."""
         if not place.player:
             raise IllegalAction("only the table's players start its next game")
+        if not self.holds(place):
+            raise IllegalAction("that seat is played from another connection now")
         if self.replay is not None:
             raise ValueError("a replay has no next game")
         if self.table.number != after:

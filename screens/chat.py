@@ -10,6 +10,8 @@ text they are (the room has cleaned them), never as markup.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -103,6 +105,7 @@ class ChatPanel(Vertical):
         self._stop = lambda: None
         self._heard = False
         self._back_to: Widget | None = None
+        self._then: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         yield ChatLines(self.title, id="chat-lines")
@@ -149,11 +152,13 @@ class ChatPanel(Vertical):
     def typing(self) -> bool:
         return self.field.has_focus
 
-    def start(self) -> None:
-        """Give the line the focus, to type; Esc gives it back to where it was."""
+    def start(self, then: Callable[[], None] | None = None) -> None:
+        """Give the line the focus, to type; Esc gives it back to where it was, then calls
+        `then` (the game's result the chat was opened from comes back)."""
         field = self.field
         if field.has_focus:
             return
+        self._then = then
         self._back_to = self.screen.focused
         field.can_focus = True
         field.placeholder = TYPING_PLACEHOLDER
@@ -169,6 +174,9 @@ class ChatPanel(Vertical):
         else:
             self.screen.set_focus(None)
         field.can_focus = False
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Say the line; an empty one leaves the chat. Only the chat's own: the screen

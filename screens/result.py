@@ -1,13 +1,15 @@
 """The end of a round, game or match: who won, the standings, the key moments, the seed.
 
 The dialog decides nothing: it returns what the person chose (`AGAIN`, `LOG`, `ANALYSIS`,
-`TABLE` or `BACK`) and the table screen that opened it goes on from there. A spectator is offered
-no next game. Its middle part scrolls, so eight seats and their moments fit 80 x 24.
+`TABLE`, `BACK` or `CHAT`) and the table screen that opened it goes on from there. A spectator
+is offered no next game. Its middle part scrolls, so eight seats and their moments fit 80 x 24.
+Over a shared table, `/` goes to the table's chat (the dialog goes, so no letter typed there is
+one of its keys; leaving the chat brings it back) and `h` opens the whole chat.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Self
 
 from rich.console import RenderableType
@@ -43,6 +45,8 @@ BACK = "back"
 """Leave the table."""
 ANALYSIS = "analysis"
 """What each decision cost and what the dice gave (the Review), then this result again."""
+CHAT = "chat"
+"""To the table's chat, the result closed meanwhile (`ResultScreen.action_chat`)."""
 MOMENTS_SHOWN = 8
 
 
@@ -53,6 +57,10 @@ class ResultScreen(ModalScreen[str | None]):
         Binding("a", "choose('analysis')", "Analysis", id="result.analysis"),
         Binding("escape", "choose('table')", "See the table", id="result.table"),
         Binding("b", "choose('back')", "Leave", id="result.back"),
+        # over a shared table only, as at the table (`TableScreen`): `/` has priority, so the
+        # focus moves as it is read, before the keys typed right behind it go anywhere
+        Binding("slash", "chat", "Chat", show=False, priority=True, id="result.chat"),
+        Binding("h", "chat_history", "Chat history", show=False, id="result.chat_history"),
     ]
 
     def __init__(
@@ -62,9 +70,14 @@ class ResultScreen(ModalScreen[str | None]):
         headline: str,
         standings: Sequence[Content],
         seed: str = "",
+        *,
+        chat: Callable[[], None] | None = None,
+        chat_history: Callable[[], None] | None = None,
     ) -> None:
         """`headline` and `standings` are the game's own words (its table screen's);
-        `seed` says how to play this game again."""
+        `seed` says how to play this game again. `chat` gives the keys to the table's chat
+        line, once this dialog has gone; `chat_history` opens the whole chat (a shared
+        table's: a hot-seat table has none)."""
         super().__init__()
         self.table = table
         self.setup = table.setup
@@ -72,6 +85,8 @@ class ResultScreen(ModalScreen[str | None]):
         self.headline = headline
         self.rows = list(standings)
         self.seed = seed
+        self.chat = chat
+        self.chat_history = chat_history
         self.moments = table.key_moments()
         """Read from the table's log: the same for every viewer of the table, each moment
         once with how many times it happened."""
@@ -128,7 +143,19 @@ class ResultScreen(ModalScreen[str | None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == (AGAIN,):
             return self.place.player  # a spectator does not start the players' next game
+        if action == "chat":
+            return self.chat is not None
+        if action == "chat_history":
+            return self.chat_history is not None
         return True
+
+    def only_watch(self, place: Place) -> None:
+        """The table's screen has become a spectator's (its seat is played from another
+        connection now): no next game from here either."""
+        self.place = place
+        for again in self.query("#again"):
+            again.remove()
+        self.refresh_bindings()
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
@@ -136,3 +163,16 @@ class ResultScreen(ModalScreen[str | None]):
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+    def action_chat(self) -> None:
+        """Close, and give the table's chat line the keys at once: the keys typed right
+        behind `/` are the line's, not this dialog's (its `a`, `l`, `n`, `b`)."""
+        chat = self.chat
+        if chat is None:
+            return
+        self.dismiss(CHAT)
+        chat()
+
+    def action_chat_history(self) -> None:
+        if self.chat_history is not None:
+            self.chat_history()

@@ -310,6 +310,8 @@ class TableScreen(UsesApp, Screen[None]):
             self.narrated = shown
             self.tell(events, animate=self._live and not dealer.hurrying)
         self._live = True
+        if self.place.player and not dealer.holds(self.place):
+            self.only_watch()
         self.sync()
         if self.shared:
             self.show_presence()
@@ -337,6 +339,25 @@ class TableScreen(UsesApp, Screen[None]):
         self.log_widget.clear()
         self.log_widget.write(self.opening_line())
         self.clear_board()
+
+    def only_watch(self) -> None:
+        """This screen's seat is played from another connection now (a guest's, taken back
+        by its rejoin code while this one still followed the table): from here on it is a
+        spectator's, at once. No rejoin code (the seat's, in the other's hands now), no
+        choices (the dealer refuses them), no `n` or hurry, the footer and chat lines a
+        spectator's; the table has told why (`SharedTable.hand_seats`). The dealer keeps
+        this screen as it came (following again would count as a screen coming to the
+        table)."""
+        self.place = Place(frozenset(), player=False, who=self.place.who)
+        self._asked = self._asked_at = self._handing_off = None
+        self.awaiting_human = False
+        self.odds_shown = False
+        self._bindings_state = ()  # the keys change whatever the turn: `update_bindings`
+        if self.chat is not None:
+            self.chat.watching = True  # its lines are marked as a spectator's
+        result = self._result
+        if result is not None and result.is_attached:
+            result.only_watch(self.place)
 
     def tell(self, events: Sequence[Event], *, animate: bool) -> None:
         lines = []
@@ -535,14 +556,17 @@ class TableScreen(UsesApp, Screen[None]):
         if self.number != self.table.number or self.dealer.turn.kind != OVER:
             return  # the next game began meanwhile
         state = self.game.state
+        number = self.number
+        shared = self.chat is not None  # a hot-seat table has no chat
         self._result = ResultScreen(
             self.table,
             self.place,
             self.result_headline(state),
             self.result_rows(state),
             self.seed_line(),
+            chat=(lambda: self.chat_from_result(number)) if shared else None,
+            chat_history=self.action_chat_history if shared else None,
         )
-        number = self.number
         self.app.push_screen(self._result, lambda choice: self.after_result(choice, number))
 
     def after_result(self, choice: str | None, number: int) -> None:
@@ -558,6 +582,14 @@ class TableScreen(UsesApp, Screen[None]):
             self.show_history(then=self.show_result)
         elif choice == ANALYSIS and number == self.number:
             self.show_review(then=self.show_result)
+
+    def chat_from_result(self, number: int) -> None:
+        """`/` on the result of game `number`, which has just closed: the chat line has the
+        keys now, and leaving it (Esc) brings that result back, unless the next game has
+        begun meanwhile."""
+        self.query_one("#chat", ChatPanel).start(
+            then=lambda: self.show_result() if number == self.number else None
+        )
 
     def show_review(self, then: Callable[[], None] | None = None) -> None:
         """The Review of this game: each seat's skill and luck, each decision's cost."""

@@ -43,6 +43,7 @@ from cantina.store.memory import StoreAway
 from screens import backroom
 from screens.backroom import LobbyScreen, WaitingScreen
 from screens.chat import ChatHistoryScreen, ChatPanel
+from screens.result import ResultScreen
 from screens.table import TableScreen
 
 ALICE = Player("SHA256:alicekey0001", "alice")
@@ -320,6 +321,7 @@ async def test_a_hot_seat_table_has_no_chat():
             7,
         ),
         animation_speed=0,
+        pace=0,
         save_preferences=False,
     )
     async with app.run_test(size=SIZE) as pilot:
@@ -329,6 +331,56 @@ async def test_a_hot_seat_table_has_no_chat():
         await pilot.press("slash", "h")
         await pilot.pause()
         assert app.screen is screen
+        result = await to_the_result(pilot, app)  # nor on the game's result
+        await pilot.press("slash", "h")
+        await pilot.pause()
+        assert app.screen is result
+
+
+async def to_the_result(pilot, app) -> ResultScreen:
+    """Take the first option whenever alice is asked, until the game's result is up."""
+    for _ in range(2000):
+        await pilot.pause()
+        if isinstance(app.screen, ResultScreen):
+            return app.screen
+        if isinstance(app.screen, TableScreen) and app.screen.awaiting_human:
+            await pilot.press("1")
+    raise AssertionError("no result came")
+
+
+async def test_a_line_typed_on_the_result_is_said_at_the_table_not_the_dialogs_keys():
+    """Seen in a play-test: on a shared table's result, `/` did nothing while the chat
+    under it said "press / to talk", and "said while redis down" opened the Analysis on
+    its `a`. Now `/` takes the keys to the table's chat at once (the ones typed right
+    behind it too): the line is said, no key of the dialog acts; Esc leaves the chat and
+    the result is back; `h` there shows the whole chat."""
+    lobby = Lobby(pace=INSTANT)
+    table = alone_with_ais(lobby)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await to_the_result(pilot, app)
+        screen = app.screen_stack[-2]
+        assert isinstance(screen, TableScreen)
+        number = table.live.number
+        typed = [("slash", "/")] + [
+            ("space" if c == " " else c, c) for c in "said while redis down"
+        ]
+        for key, character in typed:  # all queued before any is read
+            app.post_message(events.Key(key, character))
+        app.post_message(events.Key("enter", "\r"))
+        await until(pilot, lambda: table.chat.lines)
+        assert [line.text for line in table.chat.lines] == ["said while redis down"]
+        assert app.screen is screen and screen.query_one(ChatPanel).typing
+        assert table.live.number == number, "no `n`, no next game"
+        assert not result.is_attached
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert not screen.query_one(ChatPanel).typing
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+    lobby.close_all()
 
 
 async def test_the_chat_line_is_not_the_join_code():

@@ -336,6 +336,23 @@ async def test_the_next_game_starts_once_and_only_for_players(deal: Deal) -> Non
     assert dealer.next_game(ALICE, after=1) is False and table.number == 2
 
 
+async def test_no_next_game_from_a_screen_whose_seat_is_played_elsewhere_now(
+    deal: Deal,
+) -> None:
+    """Alice's seat taken back by its rejoin code from another connection (`owners`):
+    the screen she left holds no seat, and its `n` starts no game; the new one's does."""
+    table = table_of("valdes", "you,you,Expert", seed=6)
+    dealer = deal(table, pace=INSTANT, think_gap=QUICK).start()
+    await play_people(dealer, {0: ALICE, 1: BOB})
+    again = Place(frozenset({0}), player=True, who="guest:alice2")
+    dealer.owners = {0: again.who, 1: BOB.who}
+    assert not dealer.holds(ALICE) and dealer.holds(again) and dealer.holds(BOB)
+    with pytest.raises(IllegalAction, match="another connection"):
+        dealer.next_game(ALICE, after=1)
+    assert table.number == 1
+    assert dealer.next_game(again, after=1) is True and table.number == 2
+
+
 async def test_a_finished_campaign_cannot_go_on(deal: Deal) -> None:
     """At the last round of a campaign, a player's next game is a ValueError and the
     table stays where it was."""

@@ -6,6 +6,7 @@ keys, a cue when a person's turn comes round, the seed and the variants on show.
 from __future__ import annotations
 
 import pytest
+from test_chat import CAROL, INSTANT, hosted
 from test_no_color import picture
 from textual.content import Content
 from textual.geometry import Region
@@ -14,14 +15,15 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 
 from cantina.app import CantinaApp
+from cantina.dealer import ASKING, OVER
 from cantina.games.events import Rolled
 from cantina.games.valdes import ValDesSettings
 from cantina.games.victim import Planned, VictimSettings
 from cantina.games.vigo import VigoSettings
-from cantina.lobby import Lobby, Player
+from cantina.lobby import Lobby, Player, SharedTable
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup, seats_from_text
-from screens.backroom import names_line, people_line, table_line
+from screens.backroom import LobbyScreen, names_line, people_line, table_line
 from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.dice import FaceDie
 from screens.menu import MenuScreen
@@ -667,3 +669,106 @@ async def test_a_games_result_tints_the_table_behind_it_once(monkeypatch):
         await pilot.pause()
         assert sum(len(text.strip("\n")) for text in tinted) > 2 * cells
         assert picture(app) == changed
+
+
+# --- a seat taken back by its rejoin code from another connection ----------------------------
+
+GUS = Player("guest:gus1", "Gus")
+GUS_AGAIN = Player("guest:gus2", "gus")
+"""Gus's new connection, a guest with a new identity: his rejoin code seats him again."""
+
+
+def gus_with_ais(lobby: Lobby) -> SharedTable:
+    """A started Val-Des table where Gus (a guest) is the only person (two AIs)."""
+    seats = (Seat("P1"), Seat("AI 1", "Expert"), Seat("AI 2", "Bold"))
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=3, ante=1), seats, 7), GUS)
+    lobby.start(table, GUS)
+    return table
+
+
+def keys_shown(screen: Screen) -> list[tuple[str, str, bool]]:
+    return [(key.key, key.description, key.disabled) for key in screen.query(FooterKey)]
+
+
+async def test_the_screen_a_seat_was_taken_back_from_watches_at_once():
+    """Seen in a play-test: Gus's seat taken back by its rejoin code from a new
+    connection while his first one still followed the table. That screen kept showing his
+    rejoin code and offering his choices (refused without a word). Now it is a
+    spectator's at once: no code, no choices, a spectator's footer; and when the game is
+    over there, no next game from it."""
+    lobby = Lobby(pace=INSTANT)
+    table = gus_with_ais(lobby)
+    old, carol = hosted(lobby, GUS), hosted(lobby, CAROL)
+    async with old.run_test(size=SIZE) as pilot, carol.run_test(size=SIZE) as watching:
+        await until(
+            pilot, lambda: isinstance(old.screen, TableScreen) and old.screen.awaiting_human
+        )
+        screen = old.screen
+        code = lobby.rejoin_code(table, GUS.identity)
+        assert code and code in str(screen.query_one("#presence", Line).text)
+        await until(watching, lambda: isinstance(carol.screen, LobbyScreen))
+        carol.sit_at(table)
+        await until(watching, lambda: isinstance(carol.screen, TableScreen))
+        lobby.arrived(GUS_AGAIN)
+        lobby.rejoin(GUS_AGAIN, code)
+        await until(pilot, lambda: not screen.place.player)
+        await pilot.pause()
+        assert code not in str(screen.query_one("#presence", Line).text)
+        assert not screen.awaiting_human
+        assert "Waiting for" in str(screen.query_one("#prompt").render())
+        assert keys_shown(screen) == keys_shown(carol.screen), "a spectator's footer"
+        assert screen.chat is not None and screen.chat.watching
+        moves = len(table.live.moves)
+        await pilot.press("1")
+        await pilot.pause()
+        assert len(table.live.moves) == moves, "no choice from here"
+        dealer = table.dealer
+        assert dealer is not None
+        again = table.place_of(GUS_AGAIN)  # the new connection plays the game out
+        while dealer.turn.kind != OVER:
+            await pilot.pause()
+            if dealer.turn.kind == ASKING and dealer.turn.decision is not None:
+                dealer.pick(again, dealer.turn.decision.options[0])
+        result = await until_result(pilot, old)
+        assert not result.query("#again")
+        await pilot.press("n")
+        await pilot.pause()
+        assert table.live.number == 1
+    lobby.close_all()
+
+
+async def until_result(pilot, app) -> ResultScreen:
+    await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+    assert isinstance(app.screen, ResultScreen)
+    return app.screen
+
+
+async def test_a_result_on_show_when_the_seat_is_taken_back_offers_no_next_game():
+    """The result was up on Gus's first connection when his new one took the seat: its
+    next game goes, and `n` there and at the table starts nothing."""
+    lobby = Lobby(pace=INSTANT)
+    table = gus_with_ais(lobby)
+    old = hosted(lobby, GUS)
+    async with old.run_test(size=SIZE) as pilot:
+        for _ in range(2000):
+            await pilot.pause()
+            if isinstance(old.screen, ResultScreen):
+                break
+            if isinstance(old.screen, TableScreen) and old.screen.awaiting_human:
+                await pilot.press("1")
+        result = await until_result(pilot, old)
+        assert result.query("#again")
+        code = lobby.rejoin_code(table, GUS.identity)
+        assert code
+        lobby.arrived(GUS_AGAIN)
+        lobby.rejoin(GUS_AGAIN, code)
+        await until(pilot, lambda: not result.query("#again"))
+        await pilot.press("n")
+        await pilot.pause()
+        assert old.screen is result and table.live.number == 1
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(old.screen, TableScreen) and table.live.number == 1
+    lobby.close_all()
