@@ -105,7 +105,9 @@ return 1
 unless the table has started and this record is one from before, or it is gone and this
 is not a new one: a host that had not heard of the start (or the close) yet does not take
 the table back to its waiting room (or open it again). The record that starts the table
-sets its seats (ARGV[5]) as they were played: a claim still on its way is too late. The
+sets its seats (ARGV[5]) as they were played: a claim still on its way is too late (one
+Redis took after the start was decided, before this record, is undone here: its host
+tells its person, `ManyHosts._started_without`). The
 lobby is told. A new table's record is refused (-1) if another host holds its code
 (KEYS[5]) or made a table under it: this host's hold on the code lapsed while Redis was
 out of its reach (RESERVE_MS), and the code went to another; the table made under it
