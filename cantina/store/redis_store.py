@@ -441,9 +441,27 @@ class RedisStore:
         except AWAY_ERRORS as err:
             self._status(False)
             raise StoreAway(str(err) or type(err).__name__) from None
+        except ResponseError:  # Redis answered (NoScriptError, say): it is there
+            await self._answered()
+            raise
+        await self._answered()
+        return result
+
+    async def _answered(self) -> None:
+        """Redis answered a call: if it was out of reach, it is back (`_fresh_pool`)."""
+        if not self.available:
+            await self._fresh_pool()
         self._status(True)
         self._reached = True
-        return result
+
+    async def _fresh_pool(self) -> None:
+        """Redis answers again after it was out of reach: the pool's idle connections,
+        made before it went (if it was started again, closed at its end), are dropped, so
+        the next calls connect afresh. redis-py 8.1's pool does not check a connection as
+        it hands it out while it awaits maintenance notices, its default (redis-py #4252,
+        #4260): each would fail once, and the host flap "out of reach", "back"."""
+        with contextlib.suppress(*AWAY_ERRORS):
+            await self.client.connection_pool.disconnect(inuse_connections=False)
 
     async def ping(self) -> None:
         """Reach Redis once (StoreAway if it cannot be; StoreRefused if it answers with an
