@@ -407,6 +407,55 @@ async def test_hosts_killed_mid_game_lose_no_decision_and_players_come_back_else
         await store.close()
 
 
+async def test_a_seat_claimed_on_one_host_as_the_table_starts_on_another_is_refused_and_told(
+    redis_server,  # noqa: F811
+):
+    """Ivy starts her table on host A while Fay sits down on host B: Fay's claim reaches
+    Redis after Ivy's start was decided on A (her dealer made with the stand-in in seat 2)
+    but before A's record of the start (held here until then, so the race always goes
+    so). The start's seats as played are the table's: Fay does not sit at it, on either
+    host nor in Redis, and she is told so on her host, in one line, not left watching
+    with no word why (issue 15)."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    ivy, fay = Player("key:ivy", "Ivy"), Player("key:fay", "Fay")
+    try:
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ivy"), Seat("Second")), seed=3)
+        table = a.create(setup, ivy)
+        await until(lambda: table.code in b.tables and b.tables[table.code].seated)
+        there = b.tables[table.code]
+        store = a.shared
+        assert store is not None
+        release = asyncio.Event()
+        run = store._run
+
+        async def held(script, keys, args):  # A's start is written only once Fay sat
+            if script in (store._keep, store._keep_append):
+                await release.wait()
+            return await run(script, keys, args)
+
+        store._run = held  # type: ignore[method-assign]
+        a.start(table, ivy)
+        assert b.join(there, fay) == 1
+        raw = redis.Redis.from_url(redis_server.url)
+        seats_key = store.seats_key(table.code)
+        await until(lambda: raw.hexists(seats_key, "1") and not b.hosts._claiming)
+        release.set()  # Fay's claim went through first: now A's start lands
+        await until(lambda: there.started)
+        await until(lambda: there.chat.lines)
+        assert there.seat_of(fay.identity) is None and table.seat_of(fay.identity) is None
+        assert list(raw.hgetall(seats_key)) == [b"0"]
+        assert [line.plain() for line in there.chat.lines] == [
+            "Cantina: Fay: the table started through another host a moment before your seat"
+            " 2 reached it, so it plays without you; you may watch, or leave for another"
+            " table."
+        ]
+        await asyncio.sleep(0.3)
+        assert len(there.chat.lines) == 1  # told once
+        assert not table.chat.lines
+    finally:
+        await stop(a, b)
+
+
 async def test_a_late_record_from_another_host_neither_reopens_nor_unstarts_a_table(
     redis_server,  # noqa: F811
 ):

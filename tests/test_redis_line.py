@@ -109,3 +109,35 @@ async def test_a_decision_that_timed_out_is_taken_once_and_its_late_answer_not_m
     finally:
         await store.close()
         server.stop()
+
+
+async def test_after_redis_came_back_the_pools_first_calls_go_through(tmp_path):
+    """Redis stopped while the pool holds idle connections, and started again: once a
+    call gets through (the store's own connection, which connects again), the store
+    drops the pool's idle connections from before, so the pool's next calls connect
+    afresh and go through, each at once: the host is not told "out of reach", then
+    "back", once for each of them."""
+    server = RedisServer(tmp_path)
+    server.start()
+    store = RedisStore.from_url(server.url)
+    heard: list[bool] = []
+    store.on_status(heard.append)
+    try:
+        await store.ping()
+        journal = await opened(store, "ABCD")
+        await asyncio.gather(*(store.codes() for _ in range(4)))  # idle in the pool now
+        server.stop()
+        with pytest.raises(StoreAway):  # the store's own connection finds Redis away
+            await journal.record(entry())
+        assert heard == [False]
+        server.start()
+        made = entry()  # a decision, through the store's own connection (which connects
+        assert await journal.record(made) == ([made], True)  # again, and loads the scripts)
+        assert heard == [False, True]
+        for _ in range(4):
+            assert await store.codes() == {"ABCD"}
+        assert await store.lobby_id() != "0-0"
+        assert heard == [False, True] and store.available
+    finally:
+        await store.close()
+        server.stop()

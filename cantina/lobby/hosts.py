@@ -45,6 +45,10 @@ CODE_TAKEN = (
     "That table closed before it opened: while Redis was out of reach, its code went to"
     " another host's table. Please set it again."
 )
+STARTED_WITHOUT = (
+    "{name}: the table started through another host a moment before your seat {seat} reached"
+    " it, so it plays without you; you may watch, or leave for another table."
+)
 FOLLOW_BLOCK_MS = 1000
 """How long one blocking read of the streams waits before it looks again (well under the
 client's socket timeout)."""
@@ -107,6 +111,10 @@ class ManyHosts:
         self._leases: set[str] = set()
         """The tables whose AI lease this host held at its last beat."""
         self._beaten = asyncio.Event()
+        self._sat: dict[str, dict[str, tuple[int, Player]]] = {}
+        """Seats Redis gave through this host at tables not yet started, by table, then
+        identity: once the table has started, each not among its seats as played is told
+        (`_started_without`)."""
         self._lost: dict[str, list[tuple[int, Player]]] = {}
         """Seats given here that Redis gave to someone else, by table: their people are
         told once this host has the table as Redis has it."""
@@ -137,6 +145,7 @@ class ManyHosts:
     def forget(self, code: str) -> None:
         """A table closed here: what this host knew of it goes (its code may come again)."""
         self._lost.pop(code, None)
+        self._sat.pop(code, None)
         self._dealt_elsewhere.pop(code, None)
 
     def stop(self) -> None:
@@ -177,6 +186,10 @@ class ManyHosts:
                 self._claiming[table.code] -= 1
                 if not self._claiming[table.code]:
                     del self._claiming[table.code]
+            if done and mode == "sit":
+                self._sat.setdefault(table.code, {})[player.identity] = (seat, player)
+            elif done and mode == "leave":
+                self._sat.get(table.code, {}).pop(player.identity, None)
             if not done:
                 log.info("seat %d of table %s went to someone else", seat, table.code)
             if not done and mode != "leave":
@@ -215,6 +228,18 @@ class ManyHosts:
                 f"{player.name}: seat {seat + 1} went{by} a moment before you, through"
                 " another host; you may watch, or leave for another table.",
             )
+        )
+
+    def _started_without(self, table: SharedTable, seat: int, player: Player) -> None:
+        """Tell the person seated through this host whom the table's start, on another
+        host, left out: their claim reached Redis after the start was decided there but
+        before its record (the seats as played, which Redis then keeps: KEEP), so it was
+        taken, then undone. One line of the table's chat, as for a seat lost (`_seat_lost`):
+        they are not left watching with no word why."""
+        if table.seat_of(player.identity) is not None:
+            return
+        table.chat.hear(
+            ChatLine(HOST_VOICE, "Cantina", STARTED_WITHOUT.format(name=player.name, seat=seat + 1))
         )
 
     def share(self) -> None:
@@ -313,6 +338,12 @@ class ManyHosts:
             return
         self._stale.discard(code)
         stored = await self.shared.table(code, entries=False)
+        if self.shared.pending(code) or code in self._claiming:
+            self._stale.add(code)  # a change of this host's came as it was read: after it
+            return
+        table = self.tables.get(code)
+        if table is not None and table.campaign is not None:
+            return
         if stored is None:
             if table is not None:
                 self._end(table)  # the store has forgotten it already
@@ -342,8 +373,14 @@ class ManyHosts:
         table.creator = Player(record.creator.identity, record.creator.name)
         table.seated = seated_of(record, table.setup)
         table.rejoin = dict(record.rejoin)
-        for seat, player in self._lost.pop(code, []):
+        lost = self._lost.pop(code, [])
+        for seat, player in lost:
             self._seat_lost(table, seat, player)
+        if record.started:
+            told = {player.identity for _, player in lost}
+            for seat, player in self._sat.pop(code, {}).values():
+                if player.identity not in told:
+                    self._started_without(table, seat, player)
         if table.dealer is not None:
             table.hand_seats()
             return

@@ -105,7 +105,9 @@ return 1
 unless the table has started and this record is one from before, or it is gone and this
 is not a new one: a host that had not heard of the start (or the close) yet does not take
 the table back to its waiting room (or open it again). The record that starts the table
-sets its seats (ARGV[5]) as they were played: a claim still on its way is too late. The
+sets its seats (ARGV[5]) as they were played: a claim still on its way is too late (one
+Redis took after the start was decided, before this record, is undone here: its host
+tells its person, `ManyHosts._started_without`). The
 lobby is told. A new table's record is refused (-1) if another host holds its code
 (KEYS[5]) or made a table under it: this host's hold on the code lapsed while Redis was
 out of its reach (RESERVE_MS), and the code went to another; the table made under it
@@ -439,9 +441,27 @@ class RedisStore:
         except AWAY_ERRORS as err:
             self._status(False)
             raise StoreAway(str(err) or type(err).__name__) from None
+        except ResponseError:  # Redis answered (NoScriptError, say): it is there
+            await self._answered()
+            raise
+        await self._answered()
+        return result
+
+    async def _answered(self) -> None:
+        """Redis answered a call: if it was out of reach, it is back (`_fresh_pool`)."""
+        if not self.available:
+            await self._fresh_pool()
         self._status(True)
         self._reached = True
-        return result
+
+    async def _fresh_pool(self) -> None:
+        """Redis answers again after it was out of reach: the pool's idle connections,
+        made before it went (if it was started again, closed at its end), are dropped, so
+        the next calls connect afresh. redis-py 8.1's pool does not check a connection as
+        it hands it out while it awaits maintenance notices, its default (redis-py #4252,
+        #4260): each would fail once, and the host flap "out of reach", "back"."""
+        with contextlib.suppress(*AWAY_ERRORS):
+            await self.client.connection_pool.disconnect(inuse_connections=False)
 
     async def ping(self) -> None:
         """Reach Redis once (StoreAway if it cannot be; StoreRefused if it answers with an
