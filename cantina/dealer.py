@@ -211,10 +211,11 @@ class Dealer:
         return {place.who for _, place in self._followers.values() if place.who}
 
     def spectators(self) -> list[str]:
-        """Who watches without a seat of their own, by key, once each: here, then from
-        other hosts (`elsewhere`)."""
+        """Who watches without a seat of their own, by key, once each: here (a screen whose
+        seat is played from another connection now among them), then from other hosts
+        (`elsewhere`)."""
         places = [place for _, place in self._followers.values()]
-        here = [p.who for p in places if not p.player and p.who]
+        here = [p.who for p in places if p.who and not self.holds(p)]  # (a seat taken back)
         players = set(self.owners.values())
         there = [who for who in sorted(self.elsewhere) if who not in players]
         return list(dict.fromkeys([*here, *there]))

@@ -345,8 +345,11 @@ async def test_no_next_game_from_a_screen_whose_seat_is_played_elsewhere_now(
     dealer = deal(table, pace=INSTANT, think_gap=QUICK).start()
     await play_people(dealer, {0: ALICE, 1: BOB})
     again = Place(frozenset({0}), player=True, who="guest:alice2")
+    left_behind = dealer.follow(lambda: None, ALICE)
     dealer.owners = {0: again.who, 1: BOB.who}
     assert not dealer.holds(ALICE) and dealer.holds(again) and dealer.holds(BOB)
+    assert dealer.spectators() == [ALICE.who], "the screen she left only watches now"
+    left_behind()
     with pytest.raises(IllegalAction, match="another connection"):
         dealer.next_game(ALICE, after=1)
     assert table.number == 1
