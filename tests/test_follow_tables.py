@@ -160,16 +160,22 @@ async def test_a_host_that_did_not_follow_a_table_takes_its_lease_from_where_it_
 
 
 def count_commands(store: RedisStore) -> list[str]:
-    """The commands the store sends Redis, by name, one a round trip (no pipelines)."""
-    client = store.client
-    execute = client.execute_command
+    """The commands the store sends Redis, by name, one a round trip (no pipelines):
+    through the client's pool, and through the store's own connection (`Line`)."""
+    client, line = store.client, store.line
+    execute, call = client.execute_command, line.call
     sent: list[str] = []
 
     def counted(*args: Any, **options: Any) -> Any:
         sent.append(str(args[0]))
         return execute(*args, **options)
 
+    def called(*args: Any) -> Any:
+        sent.append(str(args[0]))
+        return call(*args)
+
     client.execute_command = counted  # type: ignore[method-assign]
+    line.call = called  # type: ignore[method-assign]
     return sent
 
 
