@@ -17,7 +17,7 @@ from ssh_clients import OpenSSH, plain
 from test_ssh import Keys, needs_openssh, set_a_shared_table, take_turns
 from test_store_ssh import next_offer, replayed, serve
 
-from cantina.dealer import ASKING, OVER, Pace, Place
+from cantina.dealer import ASKING, OVER, Dealer, Pace, Place
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player, SharedTable
@@ -547,6 +547,21 @@ async def test_a_host_that_stops_gives_up_its_leases_at_once(
         await stop(b)
 
 
+async def started_on_two_hosts(a: Lobby, b: Lobby) -> tuple[SharedTable, Dealer, Dealer]:
+    """Val-Des for Ana, who sets it on `a`, and Bo, who joins on `b`, started by Ana: the
+    table, and its dealer on each host."""
+    setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Bo")), seed=8)
+    table = a.create(setup, ANA)
+    await until(lambda: table.code in b.tables)
+    b.join(b.tables[table.code], BO)
+    await until(lambda: table.seated.get(1) == BO)
+    one = a.start(table, ANA)
+    await until(lambda: b.tables[table.code].started)
+    two = b.tables[table.code].dealer
+    assert two is not None
+    return table, one, two
+
+
 async def test_picks_racing_at_two_hosts_leave_the_log_of_one_process(
     redis_server,  # noqa: F811
 ):
@@ -555,15 +570,7 @@ async def test_picks_racing_at_two_hosts_leave_the_log_of_one_process(
     both hosts' tables end alike, and alike a single process's replay of the log."""
     a, b = await host(redis_server.url), await host(redis_server.url)
     try:
-        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Bo")), seed=8)
-        table = a.create(setup, ANA)
-        await until(lambda: table.code in b.tables)
-        b.join(b.tables[table.code], BO)
-        await until(lambda: table.seated.get(1) == BO)
-        one = a.start(table, ANA)
-        await until(lambda: b.tables[table.code].started)
-        two = b.tables[table.code].dealer
-        assert two is not None
+        table, one, two = await started_on_two_hosts(a, b)
         everywhere = Place(frozenset({0, 1}))  # both seats, from either host
         rng = random.Random(15)
         made = 0
@@ -609,15 +616,7 @@ async def test_a_next_game_asked_for_on_two_hosts_at_once_begins_once_and_nobody
     late, since the game they asked for did begin."""
     a, b = await host(redis_server.url), await host(redis_server.url)
     try:
-        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Bo")), seed=8)
-        table = a.create(setup, ANA)
-        await until(lambda: table.code in b.tables)
-        b.join(b.tables[table.code], BO)
-        await until(lambda: table.seated.get(1) == BO)
-        one = a.start(table, ANA)
-        await until(lambda: b.tables[table.code].started)
-        two = b.tables[table.code].dealer
-        assert two is not None
+        _, one, two = await started_on_two_hosts(a, b)
         everywhere = Place(frozenset({0, 1}))
         rng = random.Random(4)  # (always the same call ties the sets for ever)
         for _ in range(3):  # three games' ends
