@@ -26,7 +26,8 @@ With --abuse, one host with its default limits and 8 honest sessions (from 127.0
 typing a key a second into the lobby's join-code field, 125 ms apart (`typists`), each key
 timed to the first output after it (a key unanswered in 5 s counts as 5 s). First a quiet
 baseline, then
-each attack in turn, from another address (127.0.0.2), for --phase seconds each:
+each attack in turn, each from an address of its own (127.0.0.10 on: the host holds an
+address whose sessions it keeps ending), for --phase seconds each:
 
   a. 130 TCP connections that never start the handshake, held open; during it a new
      player (from 127.0.0.3) logs in: whether they got the lobby, and how long it took.
@@ -436,7 +437,14 @@ async def level(
         host.wait(10)
 
 
-HONEST, ATTACKER, NEWCOMER = "127.0.0.1", "127.0.0.2", "127.0.0.3"
+HONEST, NEWCOMER = "127.0.0.1", "127.0.0.3"
+
+
+def attacker_of(letter: str) -> str:
+    """Each attack of --abuse from an address of its own (127.0.0.10 on): the host holds
+    an address whose sessions it ended for abuse (`Limits.strikes`), which would refuse
+    the next attack's sessions before it began."""
+    return f"127.0.0.{10 + 'abcdefgx'.index(letter)}"
 
 
 async def connect_as(
@@ -501,12 +509,12 @@ def typists(honest: list[tuple[Screen, Any, Any]], seconds: float, echoes: list[
     ]
 
 
-async def attack_sockets(port: int, key, seconds: float, notes: list[str]) -> None:
+async def attack_sockets(port: int, key, seconds: float, notes: list[str], source: str) -> None:
     """130 connections that never speak; a newcomer logs in 2 s into it."""
     held = []
     for _ in range(130):
         with contextlib.suppress(OSError):
-            held.append(await asyncio.open_connection("127.0.0.1", port, local_addr=(ATTACKER, 0)))
+            held.append(await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0)))
     await asyncio.sleep(2)
     started = time.perf_counter()
     try:
@@ -525,7 +533,7 @@ async def attack_sockets(port: int, key, seconds: float, notes: list[str]) -> No
 
 
 async def attack_keys(
-    port: int, key, seconds: float, notes: list[str], kind: str, links: list
+    port: int, key, seconds: float, notes: list[str], kind: str, links: list, source: str
 ) -> None:
     """One session (connected before the phase): Tab at 500 bytes/s, `v` and Esc, or bad
     escape sequences; when the host ends it, a new one (connecting is then the attack's)."""
@@ -537,7 +545,7 @@ async def attack_keys(
             _, conn, chan = links.pop()
         else:
             try:
-                _, conn, chan = await connect_as(port, key, f"abuser{kind}", ATTACKER)
+                _, conn, chan = await connect_as(port, key, f"abuser{kind}", source)
             except (OSError, asyncssh.Error, TimeoutError):
                 await asyncio.sleep(0.5)
                 continue
@@ -567,7 +575,9 @@ async def attack_keys(
     notes.append(f"{sent} writes, {sessions} session(s)")
 
 
-async def attack_resize(port: int, key, seconds: float, notes: list[str], links: list) -> None:
+async def attack_resize(
+    port: int, key, seconds: float, notes: list[str], links: list, source: str
+) -> None:
     """8 sessions (connected before the phase), each changing its size every 5 ms; a
     session the host ends comes back (connecting is then the attack's), as e's does."""
     end = time.perf_counter() + seconds
@@ -582,7 +592,7 @@ async def attack_resize(port: int, key, seconds: float, notes: list[str], links:
             if chan.is_closing():
                 conn.close()
                 try:
-                    _, conn, chan = await connect_as(port, key, "stormer", ATTACKER)
+                    _, conn, chan = await connect_as(port, key, "stormer", source)
                 except (OSError, asyncssh.Error, TimeoutError):
                     await asyncio.sleep(0.5)
                     continue
@@ -602,7 +612,13 @@ CAPPED = b"one player may"
 
 
 async def attack_tables(
-    port: int, key, seconds: float, notes: list[str], count: int = 8, links: list | None = None
+    port: int,
+    key,
+    seconds: float,
+    notes: list[str],
+    source: str,
+    count: int = 8,
+    links: list | None = None,
 ) -> None:
     """`count` sessions (one key: one player), each setting up and starting a Vigo's Favor
     table, then leaving (its connection closed) and coming back for another, until the
@@ -620,7 +636,7 @@ async def attack_tables(
                 if ready:
                     screen, conn, chan = ready.pop()
                 else:
-                    screen, conn, chan = await connect_as(port, key, f"hog{i}", ATTACKER)
+                    screen, conn, chan = await connect_as(port, key, f"hog{i}", source)
                 while time.perf_counter() < end:
                     left = max(0.1, end - time.perf_counter())
                     mark = len(screen.data)
@@ -695,22 +711,23 @@ async def attack_worker(letter: str, port: int, phase: float) -> None:
     waits for a line on stdin, attacks for the phase, and prints its notes."""
     key = asyncssh.generate_private_key("ssh-ed25519")
     ready = next(n for name, n in ATTACKS.items() if name.startswith(f"{letter}."))
-    links = [await connect_as(port, key, f"attacker{i}", ATTACKER) for i in range(ready)]
+    source = attacker_of(letter)
+    links = [await connect_as(port, key, f"attacker{i}", source) for i in range(ready)]
     print(len(links), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     notes: list[str] = []
     spent = time.process_time()
     if letter == "a":
-        await attack_sockets(port, key, phase, notes)
+        await attack_sockets(port, key, phase, notes, source)
     elif letter in "bce":
         kind = {"b": "tab", "c": "vesc", "e": "bad"}[letter]
-        await attack_keys(port, key, phase, notes, kind, links)
+        await attack_keys(port, key, phase, notes, kind, links, source)
     elif letter == "d":
-        await attack_resize(port, key, phase, notes, links)
+        await attack_resize(port, key, phase, notes, links, source)
     elif letter == "f":
-        await attack_tables(port, key, phase, notes)
+        await attack_tables(port, key, phase, notes, source)
     elif letter == "g":
-        await attack_tables(port, key, phase, notes, 2, links)
+        await attack_tables(port, key, phase, notes, source, 2, links)
     else:
         spin(phase, CONTROL_SHARE)
     notes.append(f"attacker's CPU {time.process_time() - spent:.1f}s")

@@ -8,8 +8,9 @@ typist: a key unanswered in 5 s counts as 5 s). First a quiet baseline; then a c
 no attack but a process spinning --control of a core (0.8 by default, about what the
 resize storm's attacker and its worker take together: what competing for the cores does
 by itself); then each attack in turn (bench_ssh.py's own attack code, in a process of
-its own, from 127.0.0.2), for --phase seconds each, every attacking session on worker 1
-(the abuser's). BENCH_LOG=1 prints the workers' log lines of each phase.
+its own, from an address of its own, 127.0.0.10 on), for --phase seconds each, every
+attacking session on worker 1 (the abuser's). BENCH_LOG=1 prints the workers' log
+lines of each phase.
 
 Which worker holds a connection is read from the host's side, without changing the host:
 the client opens the TCP connection itself, and its local port is looked up in
@@ -18,7 +19,7 @@ the client opens the TCP connection itself, and its local port is looked up in
 handshake, once one has landed on the wanted worker (the parent hands each connection to
 the worker with the fewest, so those held make it the one with the fewest), so no other
 worker ever serves an attacking session (each such socket is one line in that worker's
-log, `disconnect 127.0.0.2 (not logged in) after ...`); a session the host ends comes
+log, `disconnect 127.0.0.12 (not logged in) after ...`); a session the host ends comes
 back to worker 1 the same way. Attacks: b (Tab at 500 B/s), c (`v`/Esc), d (8 resize
 storms), e (bad escapes), f (table hog), g (table hog, 2 sessions); not a (its idle
 sockets are plain TCP, spread over every worker).
@@ -228,22 +229,21 @@ async def attacker(letter: str, workers: Workers, target: int, phase: float) -> 
 
     bench_ssh.connect_as = pinned  # the attacks' own reconnects: to the same worker
     ready = next(n for name, n in bench_ssh.ATTACKS.items() if name.startswith(f"{letter}."))
-    links = [
-        await workers.connect(target, key, f"attacker{i}", bench_ssh.ATTACKER) for i in range(ready)
-    ]
+    source = bench_ssh.attacker_of(letter)
+    links = [await workers.connect(target, key, f"attacker{i}", source) for i in range(ready)]
     print(len(links), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     notes: list[str] = []
     spent = time.process_time()
     if letter in "bce":
         kind = {"b": "tab", "c": "vesc", "e": "bad"}[letter]
-        await bench_ssh.attack_keys(workers.port, key, phase, notes, kind, links)
+        await bench_ssh.attack_keys(workers.port, key, phase, notes, kind, links, source)
     elif letter == "d":
-        await bench_ssh.attack_resize(workers.port, key, phase, notes, links)
+        await bench_ssh.attack_resize(workers.port, key, phase, notes, links, source)
     elif letter == "f":
-        await bench_ssh.attack_tables(workers.port, key, phase, notes)
+        await bench_ssh.attack_tables(workers.port, key, phase, notes, source)
     else:
-        await bench_ssh.attack_tables(workers.port, key, phase, notes, 2, links)
+        await bench_ssh.attack_tables(workers.port, key, phase, notes, source, 2, links)
     notes.append(f"attacker's CPU {(time.process_time() - spent) / phase:.2f} s a second")
     print("\n".join(notes), flush=True)
 
