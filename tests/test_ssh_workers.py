@@ -32,7 +32,7 @@ keys = test_ssh.keys
 own_config = test_ssh.own_config
 
 ROOT = Path(__file__).resolve().parent.parent
-LOGIN = re.compile(r"cantina\[(\d+)\]: login 127\.0\.0\.1 \S+ as '(\w+)'")
+LOGIN = re.compile(r"cantina\[(\d+)\]: login 127\.0\.0\.\d+ \S+ as '(\w+)'")
 
 
 class Workers:
@@ -117,8 +117,11 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-async def connect(keys: Keys, port: int, user: str) -> tuple[asyncssh.SSHClientConnection, str]:
-    """An asyncssh client logged in as `user`; the fingerprint of the host key it was shown."""
+async def connect(
+    keys: Keys, port: int, user: str, source: str = "127.0.0.1"
+) -> tuple[asyncssh.SSHClientConnection, str]:
+    """An asyncssh client logged in as `user` from `source` (any 127.x address is this
+    machine); the fingerprint of the host key it was shown."""
     conn = await asyncssh.connect(
         "127.0.0.1",
         port,
@@ -127,6 +130,7 @@ async def connect(keys: Keys, port: int, user: str) -> tuple[asyncssh.SSHClientC
         known_hosts=None,
         agent_path=None,
         connect_timeout=20,
+        local_addr=(source, 0),
     )
     key = conn.get_server_host_key()
     assert key is not None
@@ -815,4 +819,61 @@ async def test_a_session_let_in_uncounted_and_refused_late_does_not_free_another
             os.kill(parent, signal.SIGCONT)
         for link in links:
             link.close()
+        await host.stop()
+
+
+async def test_an_address_held_for_its_sessions_abuse_on_one_worker_is_held_on_the_other(
+    keys: Keys,
+    redis_server,  # noqa: F811
+):
+    """Two sessions of one address send what the host cannot read, both on one worker
+    (`Limits.strikes` 2): the address is the whole host's to hold, so its next connection,
+    handed to the other worker, is refused at once, before its key exchange, with the
+    lone host's line; a new session on its connection already on the other worker is
+    refused too, and another address is untouched. Each worker holding on its own
+    strikes let both in on the other one."""
+    host = await limited(keys, redis_server.url)
+    port = port_of(host)
+    attacker = "127.0.0.2"
+    line = "sessions from your address sent input the host cannot read; try again in"
+    links: list[asyncssh.SSHClientConnection] = []
+    try:
+        for user in ("early", "bad"):  # one on each worker (each the one with fewer)
+            links.append((await connect(keys, port, user, attacker))[0])
+        early, bad = links
+        await host.expect("as 'bad'")
+        took = host.logins()
+        assert took["early"] != took["bad"], took
+        for struck in (1, 2):  # two sessions on the one worker, each a strike
+            chan, terminal = await terminal_on(bad)
+            await terminal.expect("shared tables")
+            chan.write(b"\x1b[9999999u")  # a key past Unicode: unreadable
+            await host.expect(
+                rf"(?s)(cantina\[{took['bad']}\]: input from {attacker} .*){{{struck}}}"
+            )
+        await host.expect(rf"holding {attacker} for 30 s: its sessions sent input the host cannot")
+
+        began = asyncio.get_running_loop().time()
+        with pytest.raises(asyncssh.DisconnectError) as refused:  # 1 connection each: to 1
+            links.append((await connect(keys, port, "late", attacker))[0])
+        # as a lone host says it: the SSH disconnect's reason and code
+        said = refused.value  # (asyncssh's client adds the code to a reason it has no name for)
+        assert re.fullmatch(rf"cantina: {line} (29|30) s \(error 12\)", said.reason), said
+        assert said.code == asyncssh.DISC_TOO_MANY_CONNECTIONS == 12
+        assert asyncio.get_running_loop().time() - began < 2
+        refusal = await host.expect(
+            rf"cantina\[(\d+)\]: refused {attacker} \(not logged in\): {line}"
+        )
+        assert int(refusal[1]) == took["early"] != took["bad"], host.log[-1500:]
+
+        _, late_session = await terminal_on(early)  # on the other worker
+        await asyncio.wait_for(late_session.closed.wait(), 20)  # not the lobby
+        assert f"cantina: {line}".encode() in late_session.errors, late_session.errors
+
+        conn, honest = await session(keys, port, "honest")  # another address: let in
+        links.append(conn)
+        await honest.expect("shared tables")
+    finally:
+        for conn in links:
+            conn.close()
         await host.stop()

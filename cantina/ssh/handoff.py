@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import asyncssh
 
+from cantina.ssh.limits import STRIKES
 from cantina.ssh.server import Handed, Host
 
 log = logging.getLogger("cantina.ssh")
@@ -35,6 +36,10 @@ SESSION = "s"
 FINISHED = "f"
 """`f ASK NUMBER`: the session of this connection asked about as ASK has ended (the
 parent counts it no more if it counted it)."""
+STRUCK = "k"
+"""`k WHY NUMBER`: a session of this connection ended for abuse, or sent what cannot be
+read; WHY is the reason's place among limits.STRIKES (`strike_code`). The parent counts
+it against the connection's address, and holds the address on every worker."""
 PACKET = 1024
 """The longest message either sends."""
 ASK_TIMEOUT = 5.0
@@ -46,6 +51,17 @@ again: a player's login and session do not wait 5 s each, nor does every login a
 OUTBOX = 100_000
 """Packets a worker keeps for a parent that reads nothing, at most (a few MB): past it,
 the oldest go (a parent stalled that long is as good as gone)."""
+
+
+def strike_code(why: str) -> int:
+    """A reason among limits.STRIKES as STRUCK tells it: a number."""
+    return list(STRIKES).index(why)
+
+
+def strike_why(code: int) -> str | None:
+    """The reason STRUCK told as `code` (None: not one of ours)."""
+    reasons = list(STRIKES)
+    return reasons[code] if 0 <= code < len(reasons) else None
 
 
 def take_handed(host: Host, hand: socket.socket) -> None:
@@ -166,6 +182,9 @@ class ParentCounts:
 
     def session_ended(self, handed: Handed, ask: int) -> None:
         self.tell(FINISHED, ask, handed.number)
+
+    def strike(self, handed: Handed, why: str) -> None:
+        self.tell(STRUCK, strike_code(why), handed.number)
 
     async def ask(self, word: str, handed: Handed) -> tuple[str | None, int]:
         """The parent's answer (a refusal, or None), and the number it was asked with."""

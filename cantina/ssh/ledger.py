@@ -14,6 +14,7 @@ from cantina.ssh.limits import (
     CANTINA_FULL,
     InputBudget,
     Limits,
+    Strikes,
     early_drop,
     too_fast_line,
 )
@@ -35,8 +36,9 @@ class Link:
 
 class Ledger:
     """The counts the limits are held to over every worker (the parent's): connections
-    logging in, logged in and sessions, by address, and each address's new sessions.
-    The checks and refusals are those of `Host` with one process."""
+    logging in, logged in and sessions, by address, each address's new sessions, and
+    the addresses held for their sessions' abuse (`Strikes`, each told by the worker
+    that saw it). The checks and refusals are those of `Host` with one process."""
 
     def __init__(self, limits: Limits, draw: random.Random | None = None) -> None:
         self.limits = limits
@@ -46,6 +48,8 @@ class Ledger:
         self.logged_in: Counter[str] = Counter()
         self.sessions: Counter[str] = Counter()
         self.starts: dict[str, InputBudget] = {}
+        self.strikes = Strikes(limits)
+        """The whole host's: an address held is refused on every worker."""
         self.last = 0
 
     def number(self) -> int:
@@ -57,6 +61,9 @@ class Ledger:
         address is at its cap of connections logging in (one of them must make way)."""
         if self.too_fast(address):  # no session to give it: spare the key exchange
             return too_fast_line(self.limits.session_rate), False
+        struck = self.strikes.held(address)
+        if struck:  # held for its sessions' abuse: spare the key exchange too
+            return struck, False
         if self.waiting[address] >= self.limits.startups_per_address:
             return "", True
         if early_drop(self.waiting.total(), self.limits.startups, self.random.random()):
@@ -102,6 +109,9 @@ class Ledger:
             return CANTINA_FULL
         if self.sessions[link.address] >= self.limits.per_address:
             return ADDRESS_SESSIONS
+        struck = self.strikes.held(link.address)
+        if struck:
+            return struck
         starts = self.starts.get(link.address)
         if starts is None:
             limits = self.limits
@@ -113,6 +123,15 @@ class Ledger:
         link.sessions.add(ask)
         self.sessions[link.address] += 1
         return None
+
+    def strike(self, number: int, why: str) -> tuple[str, float]:
+        """A session of this connection ended for abuse, or sent what cannot be read
+        (`why`, a key of STRIKES): its address, and the seconds it is now held for (0:
+        not held; "" and 0 for a connection not counted here)."""
+        link = self.links.get(number)
+        if link is None:
+            return "", 0.0
+        return link.address, self.strikes.strike(link.address, why)
 
     def session_ended(self, number: int, ask: int) -> None:
         """A session ended: it counts no more, if it counted (one its worker let in while
@@ -143,10 +162,12 @@ class Ledger:
         return starts is not None and starts.take(0) == 0 and starts.tokens < 1
 
     def forget(self) -> None:
-        """Forget the addresses whose budget of new sessions is full again."""
+        """Forget the addresses whose budget of new sessions is full again, and those
+        with no strike for `Limits.strike_quiet`."""
         for address, starts in list(self.starts.items()):
             if starts.take(0) == 0 and starts.tokens >= starts.burst:
                 del self.starts[address]
+        self.strikes.forget()
 
     @staticmethod
     def _drop(counter: Counter[str], address: str) -> None:

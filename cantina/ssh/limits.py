@@ -122,9 +122,10 @@ class Limits:
     strikes: int = 2
     """Sessions of one address that may end for abuse (bad input, a flood of window
     changes) or send input the host cannot read within `strike_window` seconds: at
-    this many, its new connections are refused for `strike_wait` seconds. A terminal
-    that once sends a bad sequence is not held; a client that quits and comes back with
-    more, over and over (each time a login and a whole app), is."""
+    this many, its new connections are refused for `strike_wait` seconds (0: never). A
+    terminal that once sends a bad sequence is not held; a client that quits and comes
+    back with more, over and over (each time a login and a whole app), is. With
+    `--workers`, the parent keeps them, over every worker (ledger.py)."""
     strike_window: float = 60.0
     strike_wait: float = 30.0
     """The first wait; each time it is held again (one more strike before it has been
@@ -146,6 +147,11 @@ class Limits:
 def struck_line(why: str, wait: float) -> str:
     """What an address held for its sessions' abuse is told (`why`: a key of STRIKES)."""
     return f"sessions from your address {STRIKES[why]}; try again in {math.ceil(wait)} s"
+
+
+def holding_line(address: str, why: str, wait: float) -> str:
+    """What the host's log says as it holds an address (`why`: a key of STRIKES)."""
+    return f"holding {address} for {round(wait)} s: its sessions {STRIKES[why]}"
 
 
 @dataclass
@@ -175,6 +181,8 @@ class Strikes:
         """A session of `address` ended for (or sent) `why`: the seconds it is now held
         for (0: not held)."""
         limits, now = self.limits, self.clock()
+        if not limits.strikes:  # never held
+            return 0.0
         record = self.records.get(address)
         if record is None or now - record.last > limits.strike_quiet:
             record = self.records[address] = Record()

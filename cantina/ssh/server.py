@@ -46,6 +46,7 @@ from cantina.ssh.limits import (
     Limits,
     Strikes,
     early_drop,
+    holding_line,
     too_fast_line,
 )
 from cantina.store.campaigns import CampaignKeeper, RedisCampaigns
@@ -151,6 +152,12 @@ class Counts(Protocol):
         more: one let in while the parent did not answer may have been refused since)."""
         ...
 
+    def strike(self, handed: Handed, why: str) -> None:
+        """A session of this connection ended for abuse, or sent what cannot be read
+        (`why`, a key of STRIKES): the parent counts it against the address, and holds
+        it (on every worker) at `Limits.strikes`."""
+        ...
+
 
 def player_name(identity: str) -> str:
     """A keyed player's name for their campaigns (a folder, or Redis keys): their key's
@@ -178,7 +185,8 @@ class Host:
         self.session_starts: dict[str, InputBudget] = {}
         """Each address's new sessions, as a token bucket (`Limits.session_rate`)."""
         self.strikes = Strikes(self.limits)
-        """Addresses whose sessions abused the host, held for a while (`Limits.strikes`)."""
+        """Addresses whose sessions abused the host, held for a while (`Limits.strikes`;
+        with `--workers`, the parent's are the whole host's, and these stay empty)."""
         self.lobby: Lobby | None = None
         self.store: TableStore = (
             RedisStore.from_url(options.store) if options.store else InProcessStore()
@@ -271,11 +279,8 @@ class Host:
         """`room_to_log_in` for a connection handed by the parent of `--workers`, which
         has counted it already: refused as it said, or (its address at its cap) in place
         of a connection of that address here that never sent an SSH version."""
-        if handed.refusal:
+        if handed.refusal:  # its address held for its sessions' abuse, say
             return handed.refusal
-        struck = self.strikes.held(gate.address)  # this worker's own strikes
-        if struck:
-            return struck
         held = self.waiting.setdefault(gate.address, [])
         if handed.crowded:
             silent = next((g for g in held if g.silent_for() >= SILENT_MAKES_WAY), None)
@@ -339,12 +344,16 @@ class Host:
     def too_fast_line(self) -> str:
         return too_fast_line(self.limits.session_rate)
 
-    def strike(self, address: str, why: str) -> None:
-        """A session of `address` ended for abuse, or sent what cannot be read (`why`, a
-        key of STRIKES): at `Limits.strikes` of them, the address is held (one line)."""
-        wait = self.strikes.strike(address, why)
+    def strike(self, gate: Gate, why: str) -> None:
+        """A session of `gate` ended for abuse, or sent what cannot be read (`why`, a key
+        of STRIKES): at `Limits.strikes` of them, its address is held (one line). With
+        `--workers`, the parent counts it, over every worker, and holds the address."""
+        if self.counts is not None and gate.handed is not None:
+            self.counts.strike(gate.handed, why)
+            return
+        wait = self.strikes.strike(gate.address, why)
         if wait:
-            log.info("holding %s for %d s: its sessions %s", address, round(wait), STRIKES[why])
+            log.info(holding_line(gate.address, why, wait))
 
     def started(self, session: Session) -> None:
         self.sessions.add(session)
@@ -863,7 +872,7 @@ class Session(asyncssh.SSHServerSession):
     def end(self, why: str) -> None:
         """End this session from the host's side (idle, host closing, bad input)."""
         if why in STRIKES and not self.goodbye:
-            self.host.strike(self.gate.address, why)
+            self.host.strike(self.gate, why)
         self.goodbye = self.goodbye or why
         if self.budget is not None:
             self.budget.close()  # nothing of it waits: it must shut down
@@ -924,7 +933,7 @@ class Session(asyncssh.SSHServerSession):
             self.end(BAD_INPUT)
             return
         if driver.dropped and not dropped:  # its first unreadable input: a strike
-            self.host.strike(self.gate.address, UNREADABLE)
+            self.host.strike(self.gate, UNREADABLE)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         """Follow the client's terminal once its size settles (the last size wins: a

@@ -13,14 +13,17 @@ share the lobby and the tables through the Redis store, which is why it is requi
 
 The limits are the whole host's, as with one process (`--per-address 8` is 8 sessions
 from one address, whichever workers they land on): the parent, which sees every
-connection, holds the counts (`Ledger`). It refuses a connection as it accepts it when
-the host would (its address starting sessions too fast, too many connections logging
-in: the early drop), by handing it with its refusal to a worker that tells the client
-in one line, as the host does; and a worker asks it, over their socket pair, before a
-logged-in connection or a new session counts (the answer is a turn of the parent's
-loop away), and tells it when a session or a connection ends. A worker that dies takes
-its counts with it. What the two say is in handoff.py (with the worker's side of it),
-the parent's counts in ledger.py.
+connection, holds the counts (`Ledger`), and the addresses held for their sessions'
+abuse (each strike told by the worker that saw it: an address held is held on every
+worker). It refuses a connection as it accepts it when the host would (its address
+starting sessions too fast, or held, too many connections logging in: the early drop),
+by handing it with its refusal to a worker that tells the client in one line, as the
+host does, and spends no key exchange on it; and a worker asks it, over their socket
+pair, before a logged-in connection or a new session counts (the answer is a turn of
+the parent's loop away), and tells it when a session or a connection ends. A worker
+that dies takes its counts with it (not the strikes: those are the parent's). What the
+two say is in handoff.py (with the worker's side of it), the parent's counts in
+ledger.py.
 The parent also supervises: Ctrl-C or SIGTERM stops every worker cleanly (each closes
 its sessions and tables), and a worker that dies is reported in one log line and started
 again (meanwhile the others take every connection).
@@ -56,12 +59,14 @@ from cantina.ssh.handoff import (
     LOGIN,
     PACKET,
     SESSION,
+    STRUCK,
     TAKEN,
+    strike_why,
     take_handed,
 )
 from cantina.ssh.keys import host_key_path, load_or_create_host_key, read_authorized_keys
 from cantina.ssh.ledger import Ledger
-from cantina.ssh.limits import ADDRESS_LOGGING_IN
+from cantina.ssh.limits import ADDRESS_LOGGING_IN, holding_line
 from cantina.ssh.serve import (
     admits_somebody,
     banner,
@@ -354,7 +359,7 @@ class Supervisor:
 
     def news(self, worker: Worker) -> None:
         """What a worker says: a connection handed to it taken, or ended; a session
-        ended; or what it asks (may this login stay, may this session start)."""
+        ended, or struck; or what it asks (may this login stay, may this session start)."""
         while True:
             try:
                 said = worker.hand.recv(PACKET)
@@ -375,6 +380,8 @@ class Supervisor:
                 self.ledger.ended(last)
             elif word == FINISHED and len(numbers) == 2:
                 self.ledger.session_ended(last, int(numbers[0]))
+            elif word == STRUCK and len(numbers) == 2:
+                self.struck(last, int(numbers[0]))
             elif word in (LOGIN, SESSION) and len(numbers) == 2:
                 ask = int(numbers[0])
                 if word == LOGIN:
@@ -383,6 +390,17 @@ class Supervisor:
                     refusal = self.ledger.session(last, ask) or ""
                 with contextlib.suppress(OSError):  # it has ended: its sentinel says so
                     worker.hand.send(f"{ANSWER} {numbers[0]} {refusal}".rstrip().encode())
+
+    def struck(self, number: int, code: int) -> None:
+        """A worker's session of connection `number` ended for abuse (or sent what cannot
+        be read): counted against its address, which is held (one line) at
+        `Limits.strikes`, its new connections refused as they are accepted."""
+        why = strike_why(code)
+        if why is None:
+            return  # not a word of ours
+        address, wait = self.ledger.strike(number, why)
+        if wait:
+            log.info(holding_line(address, why, wait))
 
     def listening(self, worker: Worker) -> None:
         try:
