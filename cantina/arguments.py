@@ -36,6 +36,12 @@ MAX_STARTUPS = 1024
 """The most connections not yet logged in a host may hold at once."""
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
 """The most host processes of one `serve`: past a few a core they only add memory."""
+MAX_STRIKES = 100
+"""The most strikes within a minute an address may earn before it is held: past that,
+its sessions would be held by nothing (`--strikes 0` says so plainly)."""
+MAX_STRIKE_WAIT = 3600.0
+"""The longest first wait of an address held for its sessions' abuse: an hour (doubled
+each time it comes back, up to ten times that). Longer is a ban, a firewall's work."""
 MAX_BURST = 10.0
 """The most seconds of the host's time a session may use at once (a burst past a few
 seconds is one player holding every other up for that long)."""

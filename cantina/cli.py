@@ -22,6 +22,8 @@ from cantina.arguments import (
     MAX_JOBS,
     MAX_SEED,
     MAX_SESSIONS,
+    MAX_STRIKE_WAIT,
+    MAX_STRIKES,
     MAX_TABLES,
     MAX_WAIT,
     MAX_WORKERS,
@@ -336,6 +338,23 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.3,
         help="seconds of the host's time a session (or address) may use at once before "
         "its share holds it (default 0.3)",
+    )
+    serve.add_argument(
+        "--strikes",
+        metavar="N",
+        type=whole(0, MAX_STRIKES),
+        default=2,
+        help="sessions of one address ended for abuse (bad input, a flood of window "
+        "changes) or sending input the host cannot read, within a minute, at which its new "
+        "connections are refused for a while (default 2; 0: never)",
+    )
+    serve.add_argument(
+        "--strike-wait",
+        metavar="SECONDS",
+        type=seconds(1, MAX_STRIKE_WAIT),
+        default=30.0,
+        help="how long such an address is refused the first time; doubled each time it "
+        "comes back for more, up to ten times this (default 30)",
     )
     serve.add_argument(
         "--store",

@@ -35,6 +35,7 @@ from cantina.cli import build_parser
 from cantina.ssh.cli import host_options
 from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
 from cantina.ssh.limits import UNREADABLE, Limits, Startups, Strikes, early_drop
+from cantina.ssh.serve import settings_line
 from cantina.ssh.server import SILENT_MAKES_WAY, Host, HostOptions
 from screens.textual_compat import UncachedXTermParser, UnreadableInput
 
@@ -514,6 +515,7 @@ async def test_an_address_whose_sessions_keep_sending_unreadable_input_is_held(
             with pytest.raises(asyncssh.DisconnectError) as refusal:
                 await lobby(source, bad=False)
             assert asyncio.get_running_loop().time() - started < 2
+            assert refusal.value.code == asyncssh.DISC_TOO_MANY_CONNECTIONS  # as --workers'
             return refusal.value.reason
 
         attacker = "127.0.0.2"
@@ -533,6 +535,35 @@ async def test_an_address_whose_sessions_keep_sending_unreadable_input_is_held(
         f"holding {attacker} for 3 s: its sessions sent input the host cannot read",
         f"holding {attacker} for 6 s: its sessions sent input the host cannot read",
     ]
+
+
+async def test_with_strikes_0_an_address_whose_sessions_send_unreadable_input_is_never_held(
+    keys, host_log
+):
+    """`--strikes 0`: three sessions of one address in a row send what the host cannot
+    read (each one line in the log), and its next session is let in all the same."""
+    args = build_parser().parse_args(["serve", "--strikes", "0"])
+    limits = host_options(args).limits
+    async with running_host(keys, strikes=limits.strikes, strike_wait=3) as host:
+        for bad in (True, True, True, False):
+            conn, _ = await log_in(host.port, keys, source="127.0.0.2")
+            try:
+                chan, term = await terminal(conn)
+                await term.expect("shared tables")
+                if bad:
+                    mark = len(host_log.records)
+                    chan.write(BAD_INPUT["a key past Unicode"])
+                    await until(
+                        lambda m=mark: any(
+                            "unreadable" in r.getMessage() for r in host_log.records[m:]
+                        )
+                    )
+                chan.write(b"\x11")  # quit
+                await asyncio.wait_for(term.closed.wait(), 10)
+            finally:
+                conn.close()
+    no_tracebacks(host_log)
+    assert not [r for r in host_log.records if r.getMessage().startswith("holding")]
 
 
 def test_strikes_double_the_wait_up_to_a_cap_and_are_forgotten_after_a_quiet_spell():
@@ -618,9 +649,18 @@ def test_serve_flags_reach_the_host():
             "5",
             "--max-startups",
             "6:40:20",
+            "--strikes",
+            "5",
+            "--strike-wait",
+            "10",
         ]
     )
     options = host_options(args)
+    assert options.limits.strikes == 5 and options.limits.strike_wait == 10
+    assert options.limits.strike_wait_max == 100  # ten times the first wait, as 30 to 300
+    assert "held after 5 abusive sessions in 60 s, for 10 s (doubling, up to 100 s)" in (
+        settings_line(options)
+    )
     assert options.away_grace == 15 and options.tables_per_player == 4
     limits = options.limits
     assert (limits.per_address, limits.idle_timeout, limits.login_timeout) == (3, 600, 12)
@@ -628,6 +668,8 @@ def test_serve_flags_reach_the_host():
     defaults = host_options(build_parser().parse_args(["serve", "--open"]))
     assert defaults.limits == Limits() and defaults.tables_per_player == 2
     assert defaults.away_grace == HostOptions().away_grace
+    never = host_options(build_parser().parse_args(["serve", "--open", "--strikes", "0"]))
+    assert settings_line(never).endswith("never held for its sessions' abuse (--strikes 0)")
 
 
 def test_serve_logs_each_login_on_stderr_with_the_time(keys, tmp_path):

@@ -833,6 +833,10 @@ async def test_an_address_held_for_its_sessions_abuse_on_one_worker_is_held_on_t
     refused too, and another address is untouched. Each worker holding on its own
     strikes let both in on the other one."""
     host = await limited(keys, redis_server.url)
+    assert (
+        "an address is held after 2 abusive sessions in 60 s, for 30 s (doubling, up to 300 s)"
+        " (the whole host's, over its workers)" in host.said
+    ), host.said
     port = port_of(host)
     attacker = "127.0.0.2"
     line = "sessions from your address sent input the host cannot read; try again in"

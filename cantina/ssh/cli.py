@@ -12,6 +12,10 @@ from cantina.ssh.serve import serve
 from cantina.ssh.server import HostOptions
 from cantina.ssh.workers import serve_workers
 
+STRIKE_WAIT_TIMES = 10
+"""An address held again and again waits at most this many times `--strike-wait` (by
+default 30 s up to 300 s, as `Limits` has them)."""
+
 
 def host_options(args: argparse.Namespace) -> HostOptions:
     """The host's options from `cantina serve`'s arguments (the command line has checked
@@ -27,6 +31,9 @@ def host_options(args: argparse.Namespace) -> HostOptions:
         work_rate=args.session_share,
         address_work_rate=args.address_share,
         work_burst=args.burst,
+        strikes=args.strikes,
+        strike_wait=args.strike_wait,
+        strike_wait_max=STRIKE_WAIT_TIMES * args.strike_wait,
     )
     return HostOptions(
         host=args.host,

@@ -118,7 +118,19 @@ def settings_line(options: HostOptions) -> str:
         f"idle timeout {limits.idle_timeout:g} s; away grace {options.away_grace:g} s; "
         f"{options.tables_per_player} tables a player; logging in: "
         f"{limits.startups_per_address} an address, startups {limits.startups}, "
-        f"grace {limits.login_timeout:g} s"
+        f"grace {limits.login_timeout:g} s; {strikes_words(options)}"
+    )
+
+
+def strikes_words(options: HostOptions) -> str:
+    """How the host holds an address whose sessions abuse it (`Limits.strikes`)."""
+    limits = options.limits
+    if not limits.strikes:
+        return "an address is never held for its sessions' abuse (--strikes 0)"
+    return (
+        f"an address is held after {limits.strikes} abusive sessions in "
+        f"{limits.strike_window:g} s, for {limits.strike_wait:g} s (doubling, up to "
+        f"{limits.strike_wait_max:g} s)"
     )
 
 
