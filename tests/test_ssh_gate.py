@@ -34,6 +34,7 @@ from textual import events
 from cantina.cli import build_parser
 from cantina.ssh.cli import host_options
 from cantina.ssh.keys import fingerprint, load_or_create_host_key, read_authorized_keys
+from cantina.ssh.ledger import Ledger
 from cantina.ssh.limits import UNREADABLE, Limits, Startups, Strikes, early_drop
 from cantina.ssh.serve import settings_line
 from cantina.ssh.server import SILENT_MAKES_WAY, Host, HostOptions
@@ -590,6 +591,25 @@ def test_strikes_double_the_wait_up_to_a_cap_and_are_forgotten_after_a_quiet_spe
     now[0] += 601
     strikes.forget()
     assert not strikes.records
+
+
+def test_the_parent_of_workers_holds_an_address_struck_on_any_worker():
+    """`--workers`' Ledger: strikes told of connections on two workers count together;
+    the address held, its new connections and its sessions on any worker are refused
+    with the lone host's line; a strike of a connection it does not count is ignored."""
+    ledger = Ledger(Limits(strikes=2, strike_wait=30))
+    for number, worker in ((1, 1), (2, 2), (3, 1)):
+        ledger.handed(number, worker, "127.0.0.2", 0.0)
+        assert ledger.login(number) is None
+    ledger.handed(4, 2, "127.0.0.1", 0.0)
+    assert ledger.strike(99, UNREADABLE) == ("", 0.0)
+    assert ledger.strike(1, UNREADABLE) == ("127.0.0.2", 0.0)
+    assert ledger.arriving("127.0.0.2") == ("", False)
+    assert ledger.strike(2, UNREADABLE) == ("127.0.0.2", 30.0)  # on the other worker
+    line = "sessions from your address sent input the host cannot read; try again in 30 s"
+    assert ledger.arriving("127.0.0.2") == (line, False)
+    assert ledger.session(3, 1) == line
+    assert ledger.arriving("127.0.0.1") == ("", False) and ledger.session(4, 1) is None
 
 
 # --- the host's own view: the log, the flags ----------------------------------------------------
