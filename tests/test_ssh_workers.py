@@ -20,7 +20,7 @@ import asyncssh
 import pytest
 import test_ssh
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
-from ssh_clients import OpenSSH, Terminal, plain
+from ssh_clients import OpenSSH, Terminal, plain, run_client, ssh_options
 from test_ssh import Keys, needs_openssh
 
 from cantina.ssh.keys import fingerprint, load_or_create_host_key
@@ -869,6 +869,10 @@ async def test_an_address_held_for_its_sessions_abuse_on_one_worker_is_held_on_t
             rf"cantina\[(\d+)\]: refused {attacker} \(not logged in\): {line}"
         )
         assert int(refusal[1]) == took["early"] != took["bad"], host.log[-1500:]
+        status, _, err = await run_client(  # OpenSSH prints that line
+            "ssh", *ssh_options(keys.player, port), "-b", attacker, "-tt", "late@127.0.0.1"
+        )
+        assert status == 255 and f"cantina: {line} " in err, err
 
         _, late_session = await terminal_on(early)  # on the other worker
         await asyncio.wait_for(late_session.closed.wait(), 20)  # not the lobby
