@@ -42,7 +42,15 @@ from cantina.ssh.server import Host
 from cantina.store.memory import StoreAway
 from screens import backroom
 from screens.backroom import LobbyScreen, WaitingScreen
-from screens.chat import ChatHistoryScreen, ChatPanel
+from screens.chat import (
+    ONLY_MUTED,
+    QUIET,
+    ROWS,
+    ChatHistoryScreen,
+    ChatLines,
+    ChatPanel,
+    fitted_rows,
+)
 from screens.result import ResultScreen
 from screens.table import TableScreen
 
@@ -433,6 +441,60 @@ async def test_the_whole_chat_and_a_mute_from_it():
         await pilot.press("up", "up", "m", "escape")  # bob's first line: unmute
         await until(pilot, lambda: BOB.identity not in app.muted)
         await until(pilot, lambda: panel_lines(app)[0] == "bob: buy my gold")
+
+
+async def test_a_long_line_at_the_table_shows_who_said_it():
+    """Seen in a play-test: at 80 columns a table's chat is 32 columns wide, and a long
+    line (a spectator's, of 100 characters) showed only its last three rows, "see how the
+    chat wraps it at / eighty columns wide, more words / here": neither who said it nor
+    that it was cut. Now the panel shows the line's start, its speaker first, and ends
+    its last row with "…"; a short line after it shows whole, below."""
+    lobby = Lobby(pace=INSTANT)
+    table = alone_with_ais(lobby)
+    long = "héllo 🎲 日本語 — this is a pretty long line to see how the chat wraps it here"
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        lines = app.screen.query_one(ChatLines)
+        assert lines.size.width < 40  # beside the narration: a line of this wraps to 3+
+        table.chat.say(CAROL, long, watching=True)
+        await until(pilot, lambda: lines.rows and "héllo" in lines.rows[0])
+        rows = lines.rows
+        assert rows[0].startswith("carol (watching): ") and rows[-1].endswith("…")
+        assert len(rows) == ROWS
+        table.chat.say(BOB, "gl")
+        await until(pilot, lambda: lines.rows[-1:] == ["bob: gl"])
+        assert lines.rows[0].startswith("carol (watching): ") and lines.rows[-2].endswith("…")
+    lobby.close_all()
+
+
+async def test_a_panel_with_only_muted_lines_does_not_say_nobody_spoke():
+    """Seen in a play-test: once alice muted the only one who had spoken, the table's
+    panel said "Nobody has said anything yet.", which was not so. It says that only
+    muted people have spoken, and how to read them."""
+    lobby = Lobby()
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        lines = app.screen.query_one(ChatLines)
+        await until(pilot, lambda: lines.rows == [QUIET])
+        lobby.chat.say(BOB, "buy my gold")
+        await until(pilot, lambda: panel_lines(app) == ["bob: buy my gold"])
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        await pilot.press("m", "escape")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: lines.rows[:1] and lines.rows[0].startswith("Only people"))
+        assert " ".join(lines.rows) == ONLY_MUTED
+
+
+def test_fitted_rows_keep_each_shown_lines_start():
+    assert fitted_rows(["ab: one two three four"], 8, 2) == ["ab: one", "two…"]
+    assert fitted_rows(["a: x", "b: y"], 8, 1) == ["b: y"]
+    assert fitted_rows(["a: 12345678"], 8, 1) == ["a:…"]
+    assert fitted_rows(["a: 1234567890123"], 8, 1) == ["a:…"]
+    assert fitted_rows(["aaaaaaaaaaaa"], 8, 1) == ["aaaaaaa…"]
+    assert fitted_rows(["x"], 8, 0) == []
 
 
 async def lobby_with_lines(pilot) -> None:
