@@ -30,7 +30,7 @@ from cantina.seating import TableSetup
 from screens.chat import ChatPanel, chat_key_acts
 from screens.footer import CantinaFooter
 from screens.lobby_help import LobbyHelpScreen
-from screens.menu import MenuScreen
+from screens.menu import BackRoomMenuScreen
 from screens.services import HostedServices
 from screens.setup import HUMAN, Choice, SetupScreen
 from screens.textual_compat import resume_keeps_styles
@@ -335,7 +335,7 @@ class LobbyScreen(HostedScreen):
         self.app.push_screen(CampaignTableScreen())
 
     def action_menu(self) -> None:
-        self.app.push_screen(MenuScreen())
+        self.app.push_screen(BackRoomMenuScreen())
 
     def action_chat(self) -> None:
         self.query_one("#chat", ChatPanel).start()

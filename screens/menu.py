@@ -183,6 +183,10 @@ class MenuScreen(UsesApp, Screen[None]):
 
     @on(Button.Pressed, "#quit")
     def quit_pressed(self) -> None:
+        self.leave()
+
+    def leave(self) -> None:
+        """What the last button does: quit the cantina."""
         self.app.exit()
 
     def action_game(self, game: str) -> None:
@@ -214,3 +218,24 @@ class MenuScreen(UsesApp, Screen[None]):
         from screens.settings import SettingsScreen
 
         self.app.push_screen(SettingsScreen())
+
+
+class BackRoomMenuScreen(MenuScreen):
+    """The menu as the back room opens it over SSH (`m`, to play alone): `q`, Esc and its
+    last button go back to the back room rather than end the session (a player who had
+    opened the menu had no way back but to quit and connect again); ctrl+q still quits."""
+
+    BINDINGS = [
+        Binding("q", "back", "Back room", id="menu.back"),
+        Binding("escape", "back", "Back room", id="menu.escape", show=False),
+    ]
+
+    def on_mount(self) -> None:
+        """Textual then calls `MenuScreen.on_mount` too (each class's handler runs)."""
+        self.query_one("#quit", Button).label = Content("Back to the back room  [q]")
+
+    def leave(self) -> None:
+        self.action_back()
+
+    def action_back(self) -> None:
+        self.dismiss()

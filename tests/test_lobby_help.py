@@ -1,13 +1,18 @@
-"""The back room's help (`?` in the lobby) is whole on an 80 x 24 screen."""
+"""The back room's help (`?` in the lobby) is whole on an 80 x 24 screen; the menu the
+back room opens leads back to it."""
 
 from __future__ import annotations
 
 import pytest
+from test_chat import ALICE, hosted, until
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from cantina.app import CantinaApp
+from cantina.lobby import Lobby
+from screens.backroom import LobbyScreen
 from screens.lobby_help import LOBBY_HELP, LobbyHelpScreen
+from screens.menu import MenuScreen
 
 
 @pytest.fixture(autouse=True)
@@ -28,3 +33,27 @@ async def test_the_lobby_help_fits_80_by_24_without_scrolling():
         assert scroll.max_scroll_y == 0, f"{scroll.virtual_size.height} rows in {scroll.size}"
         text = str(app.screen.query_one("#lobby-help-text", Static).render())
         assert "rejoin code" in text and LOBBY_HELP[-1] in text
+
+
+async def test_the_menu_opened_from_the_back_room_leads_back_to_it():
+    """Seen in a play-test over SSH: `m` (play alone) opened the menu, where Esc did
+    nothing and `q` and the Quit button ended the session, so a player could only get back
+    to the shared tables by connecting again. There, Esc, `q` and the last button ("Back
+    to the back room") go back; the footer says so; the app goes on."""
+    app = hosted(Lobby(), ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        for leave in ("escape", "q", "button"):
+            await pilot.press("m")
+            await until(pilot, lambda: isinstance(app.screen, MenuScreen))
+            menu = app.screen
+            quit_button = menu.query_one("#quit", Button)
+            assert str(quit_button.label) == "Back to the back room  [q]"
+            keys = {b.binding.key: b.binding.description for b in menu.active_bindings.values()}
+            assert keys["q"] == "Back room" and keys["escape"] == "Back room"
+            if leave == "button":
+                await pilot.click("#quit")
+            else:
+                await pilot.press(leave)
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            assert app.return_code is None, "the session goes on"
