@@ -226,8 +226,8 @@ class BackRoomMenuScreen(MenuScreen):
     opened the menu had no way back but to quit and connect again); ctrl+q still quits."""
 
     BINDINGS = [
-        Binding("q", "back", "Back room", id="menu.back"),
-        Binding("escape", "back", "Back room", id="menu.escape", show=False),
+        Binding("q", "back", "Back", id="menu.back"),
+        Binding("escape", "back", "Back", id="menu.escape", show=False),
     ]
 
     def on_mount(self) -> None:

@@ -4,13 +4,15 @@ back room opens leads back to it."""
 from __future__ import annotations
 
 import pytest
-from test_chat import ALICE, hosted, until
+from test_chat import ALICE, NoTerminal, until
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Static
 
 from cantina.app import CantinaApp
 from cantina.lobby import Lobby
+from cantina.ssh.app import HostedApp
 from screens.backroom import LobbyScreen
+from screens.footer import KeptKey
 from screens.lobby_help import LOBBY_HELP, LobbyHelpScreen
 from screens.menu import MenuScreen
 
@@ -35,12 +37,15 @@ async def test_the_lobby_help_fits_80_by_24_without_scrolling():
         assert "rejoin code" in text and LOBBY_HELP[-1] in text
 
 
-async def test_the_menu_opened_from_the_back_room_leads_back_to_it():
+async def test_the_menu_opened_from_the_back_room_leads_back_to_it(tmp_path):
     """Seen in a play-test over SSH: `m` (play alone) opened the menu, where Esc did
     nothing and `q` and the Quit button ended the session, so a player could only get back
     to the shared tables by connecting again. There, Esc, `q` and the last button ("Back
-    to the back room") go back; the footer says so; the app goes on."""
-    app = hosted(Lobby(), ALICE)
+    to the back room") go back; the footer says so (at 80 columns, with a keyed
+    player's campaign keys); the app goes on."""
+    app = HostedApp(
+        NoTerminal(), colours="truecolor", lobby=Lobby(), player=ALICE, save_dir=tmp_path
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         for leave in ("escape", "q", "button"):
@@ -50,7 +55,12 @@ async def test_the_menu_opened_from_the_back_room_leads_back_to_it():
             quit_button = menu.query_one("#quit", Button)
             assert str(quit_button.label) == "Back to the back room  [q]"
             keys = {b.binding.key: b.binding.description for b in menu.active_bindings.values()}
-            assert keys["q"] == "Back room" and keys["escape"] == "Back room"
+            assert keys["q"] == "Back" and keys["escape"] == "Back"
+            # its key whole at 80 columns, not under the palette's
+            await until(pilot, lambda m=menu: [k for k in m.query(KeptKey) if k.key == "q"])
+            shown = [key for key in menu.query(KeptKey) if key.key == "q"]
+            palette = [k for k in menu.query(KeptKey) if k.has_class("-command-palette")]
+            assert shown[0].region.right <= (palette[0].region.x if palette else 80)
             if leave == "button":
                 await pilot.click("#quit")
             else:
