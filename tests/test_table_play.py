@@ -98,6 +98,18 @@ async def test_the_result_of_eight_seats_fits_and_scrolls():
         assert inside(seed), "scrolled to"
 
 
+async def test_a_val_des_result_says_1_point_and_keeps_the_banks_in_a_column():
+    """Seen in a play-test: a Val-Des result read "Player 2   1 points". Seed 4 leaves
+    the person on 1 point; the banks stay in one column."""
+    app = app_at("valdes", ValDesSettings(seats=4, ante=1), "you,Expert,Bold,Cautious", 4)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_result(pilot, app)
+        rows = str(app.screen.query_one("#standings", Static).render()).splitlines()
+        assert rows[0].split()[-4:-2] == ["1", "point"]  # the person's seat, first
+        assert all(" 1 points" not in row for row in rows)
+        assert len({row.index("bank") for row in rows}) == 1
+
+
 def test_snapshot_result_of_eight_seats(snap_compare):
     async def play(pilot):
         await to_the_result(pilot, pilot.app)
