@@ -44,6 +44,13 @@ NAMES_WIDTH = 50
 are counted."""
 
 
+def sentence(err: Exception) -> str:
+    """A lobby's refusal (worded to be joined into other words: "that table is already
+    playing; you may watch it") as a notice reads: a capital, a full stop."""
+    text = str(err)
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
 def table_line(table: SharedTable) -> Content:
     return Content.assemble(
         (table.code, "bold"),
@@ -268,7 +275,7 @@ class LobbyScreen(HostedScreen):
         try:
             self.lobby.join(table, self.player)
         except ValueError as err:
-            self.notify(str(err), severity="warning")
+            self.notify(sentence(err), severity="warning", markup=False)
             return
         self.hosted.keep_mutes()  # a guest has a rejoin code now
         if table.started:
@@ -281,7 +288,7 @@ class LobbyScreen(HostedScreen):
         try:
             table = self.lobby.rejoin(self.player, field.value)
         except ValueError as err:
-            self.notify(str(err).capitalize() + ".", severity="warning", markup=False)
+            self.notify(sentence(err), severity="warning", markup=False)
             field.value = ""  # full, it took no more letters: the next code is typed anew
             return
         field.value = ""
@@ -391,13 +398,17 @@ class CampaignTableScreen(HostedScreen):
         try:
             opened = self.hosted.campaigns().open(entry.path)
         except (CampaignError, OSError) as err:
-            self.notify(str(err), title="Cannot open the campaign", severity="warning")
+            self.notify(
+                str(err), title="Cannot open the campaign", severity="warning", markup=False
+            )
             return
         try:
             table = self.lobby.create(opened.campaign.setup(), self.player, campaign=opened)
         except ValueError as err:
             opened.close()
-            self.notify(str(err), title="Cannot set this table", severity="warning")
+            self.notify(
+                sentence(err), title="Cannot set this table", severity="warning", markup=False
+            )
             return
         self.app.switch_screen(WaitingScreen(table))
 
@@ -446,7 +457,9 @@ class HostSetupScreen(SetupScreen):
             stand_in = str(self.query_one("#stand-in", Select).value)
             table = app.lobby.create(setup, app.player, stand_in)
         except ValueError as err:
-            self.notify(str(err), title="Cannot set this table", severity="warning")
+            self.notify(
+                sentence(err), title="Cannot set this table", severity="warning", markup=False
+            )
             return
         self.app.switch_screen(WaitingScreen(table))
         self.let_go()
@@ -573,7 +586,7 @@ class WaitingScreen(HostedScreen):
         try:
             self.lobby.start(self.table, self.player)
         except ValueError as err:
-            self.notify(str(err), severity="warning")
+            self.notify(sentence(err), severity="warning", markup=False)
             return
         self.follow()
 

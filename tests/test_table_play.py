@@ -557,6 +557,27 @@ async def test_a_started_table_and_its_creator_stay_apart_in_the_lobby():
         lobby.close_all()
 
 
+async def test_a_refused_join_says_so_in_a_sentence():
+    """Seen in a play-test: Enter on a table in play read "that table is already playing;
+    you may watch it", the lobby's words as they are, in lower case and without a stop."""
+    lobby = Lobby(pace=Pace(beat=0, roll=0))
+    seats = (Seat("Player 1"), Seat("AI", "Expert"))
+    bob = Player("SHA256:b", "bob")
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=2), seats, 7), bob)
+    lobby.start(table, bob)
+    app = hosted(lobby, CAROL)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: app.screen.picked() is table)
+            await pilot.press("enter")
+            await until(pilot, lambda: app._notifications)
+            said = [n.message for n in app._notifications]
+            assert said == ["That table is already playing; you may watch it."]
+    finally:
+        lobby.close_all()
+
+
 async def test_who_is_here_stays_one_line_at_80_columns():
     """Sixty people connected: the lobby's line of who is here names those that fit and
     counts the rest."""
