@@ -481,6 +481,7 @@ class WaitingScreen(HostedScreen):
     BINDINGS = [
         Binding("s", "start", "Start", id="waiting.start"),
         Binding("escape", "leave", "Leave", id="waiting.leave"),
+        Binding("f1,question_mark", "rules", "Rules", id="waiting.rules"),  # as at the table
         # the chat panel's title names these (`/`: see TableScreen's)
         Binding("slash", "chat", "Chat", show=False, priority=True, id="waiting.chat"),
         Binding("h", "chat_history", "Chat history", id="waiting.chat_history", show=False),
@@ -589,6 +590,9 @@ class WaitingScreen(HostedScreen):
             self.notify(sentence(err), severity="warning", markup=False)
             return
         self.follow()
+
+    def action_rules(self) -> None:
+        self.hosted.action_rules(self.table.setup.game)
 
     def action_leave(self) -> None:
         if not self.watching:

@@ -4,17 +4,20 @@ back room opens leads back to it."""
 from __future__ import annotations
 
 import pytest
-from test_chat import ALICE, NoTerminal, until
+from test_chat import ALICE, NoTerminal, hosted, until
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Static
 
 from cantina.app import CantinaApp
+from cantina.games.victim import VictimSettings
 from cantina.lobby import Lobby
+from cantina.seating import Seat, TableSetup
 from cantina.ssh.app import HostedApp
-from screens.backroom import LobbyScreen
+from screens.backroom import LobbyScreen, WaitingScreen
 from screens.footer import KeptKey
 from screens.lobby_help import LOBBY_HELP, LobbyHelpScreen
 from screens.menu import MenuScreen
+from screens.rules import RulesScreen
 
 
 @pytest.fixture(autouse=True)
@@ -67,3 +70,26 @@ async def test_the_menu_opened_from_the_back_room_leads_back_to_it(tmp_path):
                 await pilot.press(leave)
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             assert app.return_code is None, "the session goes on"
+
+
+async def test_the_waiting_room_shows_the_games_rules_on_question_mark():
+    """Seen in a play-test: `?` (and F1), which show the rules at the table and the help in
+    the back room, did nothing in a table's waiting room, where players wait with time to
+    read. They show the table's game's rules; the footer names them."""
+    lobby = Lobby()
+    seats = (Seat("P1"), Seat("P2"), Seat("AI", "Expert"))
+    table = lobby.create(TableSetup("victim", VictimSettings(), seats, 1), ALICE)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.push_screen(WaitingScreen(table))
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        keys = {b.binding.key: b.binding.description for b in app.screen.active_bindings.values()}
+        assert keys["f1"] == "Rules"
+        for key in ("question_mark", "f1"):
+            await pilot.press(key)
+            await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+            assert app.screen.game_id == "victim"
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+    lobby.close_all()
