@@ -39,6 +39,11 @@ REFRESH = 0.5
 """Seconds between looks at the lobby's state (it changes in other sessions)."""
 KEPT_SETUP = "cantina-kept-setup"
 """The name the lobby installs its kept setup screen under (`LobbyScreen.action_new`)."""
+NO_CAMPAIGN = (
+    "No campaign of yours with a seat for a person: Esc, then m and c (New campaign) starts one."
+)
+"""What `c` lists when there is nothing to set, and how to make something (it said only
+the first half)."""
 NAMES_WIDTH = 50
 """Columns of names in a line of who is here (it stays one line at 80 columns); the rest
 are counted."""
@@ -380,9 +385,7 @@ class CampaignTableScreen(HostedScreen):
         ]
         choices = self.query_one(OptionList)
         if not self.entries:
-            choices.add_option(
-                Option(Content("No campaign of yours with a seat for a person."), disabled=True)
-            )
+            choices.add_option(Option(Content(NO_CAMPAIGN), disabled=True))
         for entry in self.entries:
             c = entry.campaign
             assert c is not None

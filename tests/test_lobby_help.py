@@ -6,14 +6,15 @@ from __future__ import annotations
 import pytest
 from test_chat import ALICE, NoTerminal, hosted, until
 from textual.containers import VerticalScroll
-from textual.widgets import Button, Static
+from textual.widgets import Button, OptionList, Static
 
 from cantina.app import CantinaApp
 from cantina.games.victim import VictimSettings
 from cantina.lobby import Lobby
 from cantina.seating import Seat, TableSetup
 from cantina.ssh.app import HostedApp
-from screens.backroom import LobbyScreen, WaitingScreen
+from screens.backroom import NO_CAMPAIGN, CampaignTableScreen, LobbyScreen, WaitingScreen
+from screens.campaigns import ChooseGameScreen
 from screens.footer import KeptKey
 from screens.lobby_help import LOBBY_HELP, LobbyHelpScreen
 from screens.menu import MenuScreen
@@ -93,3 +94,21 @@ async def test_the_waiting_room_shows_the_games_rules_on_question_mark():
             await pilot.press("escape")
             await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
     lobby.close_all()
+
+
+async def test_no_campaign_to_set_says_how_to_start_one(tmp_path):
+    """Seen in a play-test: `c` with no campaign said only that there was none. It says
+    how to start one, whole at 80 columns, and that way leads to the new campaign."""
+    app = HostedApp(
+        NoTerminal(), colours="truecolor", lobby=Lobby(), player=ALICE, save_dir=tmp_path
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CampaignTableScreen))
+        choices = app.screen.query_one(OptionList)
+        assert str(choices.get_option_at_index(0).prompt) == NO_CAMPAIGN
+        rows = choices.render_lines(choices.region.reset_offset)
+        assert "campaign) starts one." in "".join(row.text for row in rows)  # wrapped, not cut
+        await pilot.press("escape", "m", "c")
+        await until(pilot, lambda: isinstance(app.screen, ChooseGameScreen))
