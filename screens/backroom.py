@@ -552,6 +552,11 @@ class WaitingScreen(HostedScreen):
     def follow(self) -> None:
         if self.gone:  # the pop below takes effect later: never leave twice
             return
+        leaving = self.table.started or self.lobby.find(self.table.code) is not self.table
+        if leaving and not self.is_active:
+            # A dialog on it (the chat's history, the rules): the pop below would take
+            # that, and leave this screen, dead, under the table. Once it is closed.
+            return
         if self.table.started:
             self.gone = True
             self.app.pop_screen()
@@ -598,6 +603,7 @@ class WaitingScreen(HostedScreen):
         self.hosted.action_rules(self.table.setup.game)
 
     def action_leave(self) -> None:
+        self.gone = True  # a tick of `follow` before the pop takes effect must not pop again
         if not self.watching:
             self.lobby.leave_unstarted(self.table, self.player)
         self.app.pop_screen()

@@ -677,6 +677,60 @@ async def test_the_waiting_room_talks_in_the_tables_chat():
     lobby.close_all()
 
 
+async def test_leaving_a_waiting_table_as_its_screen_looks_again_ends_no_session():
+    """Seen in a play-test over SSH: the creator pressed Esc in a table's waiting room and
+    the session ended with a traceback (ScreenStackError): the screen's look at the table,
+    due twice a second, came after Esc had popped it and before it was taken down, found
+    the table closed (its creator had left) and popped again, the back room this time."""
+    lobby = Lobby()
+    setup = TableSetup("valdes", ValDesSettings(seats=2, ante=1), (Seat("P"), Seat("P2")), 1)
+    table = lobby.create(setup, ALICE)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        waiting = WaitingScreen(table)
+        app.push_screen(waiting)
+        await until(pilot, lambda: app.screen is waiting)
+        await pilot.press("escape")
+        assert lobby.find(table.code) is None
+        waiting.follow()  # the look that was due: nothing more to do
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app.return_code is None
+        assert not app._notifications, "no 'That table was closed.' for the one who left"
+
+
+async def test_a_table_starting_under_the_chat_history_is_shown_once_it_is_closed():
+    """Seen reading the code after a play-test: bob, in the waiting room, reads the whole
+    chat (`h`) as alice starts the table. The start popped the history, not the waiting
+    room, which stayed under the table, dead: leaving the table led back to it. Now the
+    history stays until bob closes it, then he is at the table; leaving it leads to the
+    back room."""
+    lobby = Lobby(pace=INSTANT)
+    setup = TableSetup(
+        "valdes", ValDesSettings(seats=3, ante=1), (Seat("P"), Seat("P2"), Seat("AI", "Expert")), 1
+    )
+    table = lobby.create(setup, ALICE)
+    lobby.join(table, BOB)
+    app = hosted(lobby, BOB)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.push_screen(WaitingScreen(table))
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        lobby.start(table, ALICE)
+        for _ in range(3):
+            await asyncio.sleep(backroom.REFRESH)
+            await pilot.pause()
+        assert isinstance(app.screen, ChatHistoryScreen), "not taken from under him"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert not any(isinstance(s, WaitingScreen) for s in app.screen_stack)
+        app.screen.dismiss()
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+    lobby.close_all()
+
+
 async def test_too_fast_says_so_in_a_line_and_keeps_the_line():
     """A sixth line within ten seconds is refused with one plain line (a notice); what was
     typed stays in the chat line, to send again in a moment."""
