@@ -10,10 +10,12 @@ text they are (the room has cleaned them), never as markup.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -32,6 +34,8 @@ from screens.drawing import KeptStyles, plain_rows, wrap_plain
 from screens.footer import CantinaFooter
 
 ROWS = 3
+BREAKS = re.compile(r"[\t\n\v\f\r\x1c-\x1e\x85\u2028\u2029]+")
+"""What separates a pasted text's lines (and a tab): a space in the chat's one line."""
 """Rows of recent lines a panel shows."""
 QUIET = "Nobody has said anything yet."
 ONLY_MUTED = "Only people you muted have spoken (h shows their lines, m unmutes)."
@@ -51,6 +55,20 @@ class ChatInput(Input):
     def replace(self, text: str, start: int, end: int) -> None:
         """Every change to the line (a key, a paste, a deletion) comes through here."""
         super().replace(clean_text(text), start, end)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste goes in whole, its line breaks and tabs as spaces, cut to the room left
+        in the line. Textual's Input kept a paste's first line only, and refused a paste
+        longer than the room left outright: both lost without a word (seen in a play-test,
+        pasting three lines). Textual's own handler does not run after this one."""
+        event.prevent_default()
+        event.stop()
+        text = clean_text(BREAKS.sub(" ", event.text))
+        start, end = sorted(self.selection)
+        room = self.max_length - (len(self.value) - (end - start)) if self.max_length else None
+        text = text[:room] if room is not None else text
+        if text:
+            self.replace(text, start, end)
 
 
 def fitted_rows(lines: list[str], width: int, rows: int) -> list[str]:

@@ -731,6 +731,30 @@ async def test_a_table_starting_under_the_chat_history_is_shown_once_it_is_close
     lobby.close_all()
 
 
+async def test_a_pasted_text_goes_into_the_line_whole():
+    """Seen in a play-test: three lines pasted into the chat (a bracketed paste, from
+    tmux) left only the first in the line, and a paste longer than the room left put in
+    nothing at all. Now a paste's lines and tabs are spaces, and it is cut to the room."""
+    lobby = Lobby()
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        panel = app.screen.query_one(ChatPanel)
+        await pilot.press("slash", *"say:", "space")
+        await until(pilot, lambda: panel.field.value == "say: ")
+        app.post_message(events.Paste("line one\r\nline two\tTABBED\nthree\x1b[31m"))
+        await until(pilot, lambda: panel.field.value != "say: ")
+        assert panel.field.value == "say: line one line two TABBED three[31m"
+        await pilot.press("enter")
+        await until(pilot, lambda: lobby.chat.lines)
+        assert lobby.chat.lines[-1].text == "say: line one line two TABBED three[31m"
+        await pilot.press(*"ab")
+        app.post_message(events.Paste("x" * (MAX_LINE + 50)))
+        await until(pilot, lambda: len(panel.field.value) > 2)
+        assert panel.field.value == "ab" + "x" * (MAX_LINE - 2)
+        assert panel.field.cursor_position == MAX_LINE
+
+
 async def test_too_fast_says_so_in_a_line_and_keeps_the_line():
     """A sixth line within ten seconds is refused with one plain line (a notice); what was
     typed stays in the chat line, to send again in a moment."""
