@@ -115,6 +115,8 @@ class MenuScreen(UsesApp, Screen[None]):
         Binding("c", "new_campaign", "New campaign", id="menu.new_campaign"),
         Binding("u", "resume", "Resume", id="menu.resume"),
         Binding("r", "rules", "Rules", id="menu.rules"),
+        # what a table and the setup screens read the rules with (the back room's help)
+        Binding("f1,question_mark", "rules", "Rules", id="menu.help", show=False),
         Binding("s", "settings", "Settings", id="menu.settings"),
         Binding("q", "app.quit", "Quit", id="menu.quit"),
         # The app's ctrl+q, here without a footer entry of its own beside `q Quit`.
