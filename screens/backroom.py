@@ -136,6 +136,8 @@ class LobbyScreen(HostedScreen):
         Binding("slash", "chat", "Chat", show=False, priority=True, id="lobby.chat"),
         Binding("h", "chat_history", "Chat history", id="lobby.chat_history", show=False),
         Binding("question_mark", "help", "Help", id="lobby.help", show=False),
+        # as the chat's line: Esc gives the keys back from the code field (`j`)
+        Binding("escape", "leave_code", "Back to the list", id="lobby.leave_code", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -336,7 +338,12 @@ class LobbyScreen(HostedScreen):
             self.app.install_screen(kept, name=KEPT_SETUP)
         self.app.push_screen(kept)
 
+    def action_leave_code(self) -> None:
+        self.query_one("#tables", OptionList).focus()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_code":
+            return self.query_one("#code", Input).has_focus
         if action == "campaign":
             return self.hosted.campaigns_allowed  # a guest keeps none
         if action == "chat":

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_chat import ALICE, NoTerminal, hosted, until
 from textual.containers import VerticalScroll
-from textual.widgets import Button, OptionList, Static
+from textual.widgets import Button, Input, OptionList, Static
 
 from cantina.app import CantinaApp
 from cantina.games.victim import VictimSettings
@@ -112,3 +112,22 @@ async def test_no_campaign_to_set_says_how_to_start_one(tmp_path):
         assert "campaign) starts one." in "".join(row.text for row in rows)  # wrapped, not cut
         await pilot.press("escape", "m", "c")
         await until(pilot, lambda: isinstance(app.screen, ChooseGameScreen))
+
+
+async def test_esc_gives_the_keys_back_from_the_join_code_field():
+    """Seen in a play-test over SSH: after `j` and a wrong code, the back room's keys (`i`
+    for a new Victim! table) went on being typed into the code field, and Esc, which
+    gives the keys back from the chat's line, did nothing. Now Esc leaves the field (what
+    was typed stays), and the back room's keys act again."""
+    app = hosted(Lobby(), ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        lobby_screen = app.screen
+        code = lobby_screen.query_one("#code", Input)
+        await pilot.press("j", "z", "z")
+        await until(pilot, lambda: code.value == "zz")
+        await pilot.press("escape")
+        await until(pilot, lambda: lobby_screen.focused is lobby_screen.query_one("#tables"))
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, LobbyHelpScreen))
+        assert code.value == "zz"
