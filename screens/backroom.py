@@ -30,7 +30,7 @@ from cantina.seating import TableSetup
 from screens.chat import ChatPanel, chat_key_acts
 from screens.footer import CantinaFooter
 from screens.lobby_help import LobbyHelpScreen
-from screens.menu import MenuScreen
+from screens.menu import BackRoomMenuScreen
 from screens.services import HostedServices
 from screens.setup import HUMAN, Choice, SetupScreen
 from screens.textual_compat import resume_keeps_styles
@@ -39,9 +39,21 @@ REFRESH = 0.5
 """Seconds between looks at the lobby's state (it changes in other sessions)."""
 KEPT_SETUP = "cantina-kept-setup"
 """The name the lobby installs its kept setup screen under (`LobbyScreen.action_new`)."""
+NO_CAMPAIGN = (
+    "No campaign of yours with a seat for a person: Esc, then m and c (New campaign) starts one."
+)
+"""What `c` lists when there is nothing to set, and how to make something (it said only
+the first half)."""
 NAMES_WIDTH = 50
 """Columns of names in a line of who is here (it stays one line at 80 columns); the rest
 are counted."""
+
+
+def sentence(err: Exception) -> str:
+    """A lobby's refusal (worded to be joined into other words: "that table is already
+    playing; you may watch it") as a notice reads: a capital, a full stop."""
+    text = str(err)
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
 def table_line(table: SharedTable) -> Content:
@@ -124,6 +136,8 @@ class LobbyScreen(HostedScreen):
         Binding("slash", "chat", "Chat", show=False, priority=True, id="lobby.chat"),
         Binding("h", "chat_history", "Chat history", id="lobby.chat_history", show=False),
         Binding("question_mark", "help", "Help", id="lobby.help", show=False),
+        # as the chat's line: Esc gives the keys back from the code field (`j`)
+        Binding("escape", "leave_code", "Back to the list", id="lobby.leave_code", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -268,7 +282,7 @@ class LobbyScreen(HostedScreen):
         try:
             self.lobby.join(table, self.player)
         except ValueError as err:
-            self.notify(str(err), severity="warning")
+            self.notify(sentence(err), severity="warning", markup=False)
             return
         self.hosted.keep_mutes()  # a guest has a rejoin code now
         if table.started:
@@ -281,7 +295,7 @@ class LobbyScreen(HostedScreen):
         try:
             table = self.lobby.rejoin(self.player, field.value)
         except ValueError as err:
-            self.notify(str(err).capitalize() + ".", severity="warning", markup=False)
+            self.notify(sentence(err), severity="warning", markup=False)
             field.value = ""  # full, it took no more letters: the next code is typed anew
             return
         field.value = ""
@@ -324,7 +338,12 @@ class LobbyScreen(HostedScreen):
             self.app.install_screen(kept, name=KEPT_SETUP)
         self.app.push_screen(kept)
 
+    def action_leave_code(self) -> None:
+        self.query_one("#tables", OptionList).focus()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_code":
+            return self.query_one("#code", Input).has_focus
         if action == "campaign":
             return self.hosted.campaigns_allowed  # a guest keeps none
         if action == "chat":
@@ -335,7 +354,7 @@ class LobbyScreen(HostedScreen):
         self.app.push_screen(CampaignTableScreen())
 
     def action_menu(self) -> None:
-        self.app.push_screen(MenuScreen())
+        self.app.push_screen(BackRoomMenuScreen())
 
     def action_chat(self) -> None:
         self.query_one("#chat", ChatPanel).start()
@@ -373,9 +392,7 @@ class CampaignTableScreen(HostedScreen):
         ]
         choices = self.query_one(OptionList)
         if not self.entries:
-            choices.add_option(
-                Option(Content("No campaign of yours with a seat for a person."), disabled=True)
-            )
+            choices.add_option(Option(Content(NO_CAMPAIGN), disabled=True))
         for entry in self.entries:
             c = entry.campaign
             assert c is not None
@@ -391,13 +408,17 @@ class CampaignTableScreen(HostedScreen):
         try:
             opened = self.hosted.campaigns().open(entry.path)
         except (CampaignError, OSError) as err:
-            self.notify(str(err), title="Cannot open the campaign", severity="warning")
+            self.notify(
+                str(err), title="Cannot open the campaign", severity="warning", markup=False
+            )
             return
         try:
             table = self.lobby.create(opened.campaign.setup(), self.player, campaign=opened)
         except ValueError as err:
             opened.close()
-            self.notify(str(err), title="Cannot set this table", severity="warning")
+            self.notify(
+                sentence(err), title="Cannot set this table", severity="warning", markup=False
+            )
             return
         self.app.switch_screen(WaitingScreen(table))
 
@@ -446,7 +467,9 @@ class HostSetupScreen(SetupScreen):
             stand_in = str(self.query_one("#stand-in", Select).value)
             table = app.lobby.create(setup, app.player, stand_in)
         except ValueError as err:
-            self.notify(str(err), title="Cannot set this table", severity="warning")
+            self.notify(
+                sentence(err), title="Cannot set this table", severity="warning", markup=False
+            )
             return
         self.app.switch_screen(WaitingScreen(table))
         self.let_go()
@@ -468,6 +491,7 @@ class WaitingScreen(HostedScreen):
     BINDINGS = [
         Binding("s", "start", "Start", id="waiting.start"),
         Binding("escape", "leave", "Leave", id="waiting.leave"),
+        Binding("f1,question_mark", "rules", "Rules", id="waiting.rules"),  # as at the table
         # the chat panel's title names these (`/`: see TableScreen's)
         Binding("slash", "chat", "Chat", show=False, priority=True, id="waiting.chat"),
         Binding("h", "chat_history", "Chat history", id="waiting.chat_history", show=False),
@@ -535,6 +559,11 @@ class WaitingScreen(HostedScreen):
     def follow(self) -> None:
         if self.gone:  # the pop below takes effect later: never leave twice
             return
+        leaving = self.table.started or self.lobby.find(self.table.code) is not self.table
+        if leaving and not self.is_active:
+            # A dialog on it (the chat's history, the rules): the pop below would take
+            # that, and leave this screen, dead, under the table. Once it is closed.
+            return
         if self.table.started:
             self.gone = True
             self.app.pop_screen()
@@ -573,11 +602,15 @@ class WaitingScreen(HostedScreen):
         try:
             self.lobby.start(self.table, self.player)
         except ValueError as err:
-            self.notify(str(err), severity="warning")
+            self.notify(sentence(err), severity="warning", markup=False)
             return
         self.follow()
 
+    def action_rules(self) -> None:
+        self.hosted.action_rules(self.table.setup.game)
+
     def action_leave(self) -> None:
+        self.gone = True  # a tick of `follow` before the pop takes effect must not pop again
         if not self.watching:
             self.lobby.leave_unstarted(self.table, self.player)
         self.app.pop_screen()

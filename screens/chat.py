@@ -10,8 +10,12 @@ text they are (the room has cleaned them), never as markup.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
+from rich.cells import cell_len, chop_cells
+from rich.segment import Segment
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -26,12 +30,19 @@ from textual.widgets.option_list import Option
 
 from cantina.chat import MAX_LINE, ChatLine, ChatSeat
 from cantina.text import clean_text
-from screens.drawing import KeptStyles, plain_rows
+from screens.drawing import KeptStyles, plain_rows, wrap_plain
 from screens.footer import CantinaFooter
 
 ROWS = 3
+BREAKS = re.compile(r"[\t\n\v\f\r\x1c-\x1e\x85\u2028\u2029]+")
+"""What separates a pasted text's lines (and a tab): a space in the chat's one line."""
 """Rows of recent lines a panel shows."""
 QUIET = "Nobody has said anything yet."
+ONLY_MUTED = "Only people you muted have spoken (h shows their lines, m unmutes)."
+"""What the panel says when the room has lines but none this viewer reads: "nobody has
+said anything" would be untrue."""
+CUT = "…"
+"""Ends the rows of a line cut short (the panel shows its start: h shows all of it)."""
 IDLE_PLACEHOLDER = "press / to talk"
 TYPING_PLACEHOLDER = "Enter sends, Esc leaves the chat"
 
@@ -45,11 +56,51 @@ class ChatInput(Input):
         """Every change to the line (a key, a paste, a deletion) comes through here."""
         super().replace(clean_text(text), start, end)
 
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste goes in whole, its line breaks and tabs as spaces, cut to the room left
+        in the line. Textual's Input kept a paste's first line only, and refused a paste
+        longer than the room left outright: both lost without a word (seen in a play-test,
+        pasting three lines). Textual's own handler does not run after this one."""
+        event.prevent_default()
+        event.stop()
+        text = clean_text(BREAKS.sub(" ", event.text))
+        start, end = sorted(self.selection)
+        room = self.max_length - (len(self.value) - (end - start)) if self.max_length else None
+        text = text[:room] if room is not None else text
+        if text:
+            self.replace(text, start, end)
+
+
+def fitted_rows(lines: list[str], width: int, rows: int) -> list[str]:
+    """The newest `lines` wrapped to `width`, in at most `rows` rows: whole lines from the
+    newest back; the oldest shown, when it does not fit whole, by its start (its speaker's
+    name first) and `CUT`, never by its end alone, which says neither who said it nor that
+    it was cut."""
+    if width <= 0 or rows <= 0:
+        return []
+    shown: list[str] = []
+    for line in reversed(lines):
+        wrapped = wrap_plain(line, width)
+        left = rows - len(shown)
+        if len(wrapped) <= left:
+            shown[:0] = wrapped
+            continue
+        if left > 0:
+            head = wrapped[:left]
+            last = head[-1]
+            if cell_len(last) + cell_len(CUT) > width:
+                last = chop_cells(last, width - cell_len(CUT))[0].rstrip()
+            head[-1] = last + CUT
+            shown[:0] = head
+        break
+    return shown
+
 
 class ChatLines(KeptStyles, Widget):
     """The panel's title and its last lines, drawn as one widget (each widget of a
     session's screen costs tens of KiB, and every session in the lobby has a panel): the
-    title a row, dimmed, then the newest lines, wrapped, as many rows as fit."""
+    title a row, dimmed, then the newest lines, wrapped, as many rows as fit (a line too
+    long for what is left shows its start: `fitted_rows`)."""
 
     DEFAULT_CSS = f"""
     ChatLines {{ height: {ROWS + 1}; }}
@@ -61,21 +112,31 @@ class ChatLines(KeptStyles, Widget):
         super().__init__(**kwargs)
         self.title = title
         self.said: list[str] = []
+        self.empty = QUIET
+        """What is shown when no line is (`QUIET`, or `ONLY_MUTED`)."""
         self._rows: list[Strip] = []
 
-    def show(self, lines: list[str]) -> None:
+    def show(self, lines: list[str], empty: str = QUIET) -> None:
         self.said = lines
+        self.empty = empty
         self.refresh()
+
+    @property
+    def rows(self) -> list[str]:
+        """The rows of lines drawn (the title not counted), as plain text."""
+        return [strip.text.rstrip() for strip in self._rows[1:]]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         width, height = self.size
         style = self.visual_style.rich_style
         muted = self._style("chat-lines--title")
         rows = plain_rows(self.title, width, style + muted)[:1]
-        said: list[Strip] = []
-        for line in self.said or [QUIET]:
-            said.extend(plain_rows(line, width, style if self.said else style + muted))
-        self._rows = rows + said[-max(height - 1, 0) :]
+        said_style = style if self.said else style + muted
+        said = [
+            Strip([Segment(row + " " * (width - cell_len(row)), said_style)], width)
+            for row in fitted_rows(self.said or [self.empty], width, height - 1)
+        ]
+        self._rows = rows + said
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
@@ -137,7 +198,8 @@ class ChatPanel(Vertical):
     def show(self) -> None:
         """The last lines this viewer reads (each at least a row: no more are needed)."""
         lines = [line.plain() for line in self.seat.visible()[-ROWS:]]
-        self.query_one(ChatLines).show(lines)
+        empty = ONLY_MUTED if not lines and self.seat.room.lines else QUIET
+        self.query_one(ChatLines).show(lines, empty)
 
     @property
     def lines(self) -> list[str]:

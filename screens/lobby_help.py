@@ -19,7 +19,7 @@ LOBBY_HELP = (
     "The list holds this cantina's shared tables: code, game, who sits and watches, who"
     " set it. Up and down pick one. Enter sits you at it (a free seat while it waits, your"
     " own seat once it plays); w watches it, even while it fills up. j goes to the code"
-    " field: a table's 4-letter code and Enter sit you there.",
+    " field: a table's 4-letter code and Enter sit you there (Esc leaves it).",
     "v, d and i set a new table of Vigo's Favor, Val-Des or Victim!, started once all have"
     " sat; c sets one of your campaigns instead (with a key). Two tables open at a time."
     " m plays alone against the AI; / talks, h shows the chat and who to mute; q leaves.",

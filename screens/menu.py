@@ -115,6 +115,8 @@ class MenuScreen(UsesApp, Screen[None]):
         Binding("c", "new_campaign", "New campaign", id="menu.new_campaign"),
         Binding("u", "resume", "Resume", id="menu.resume"),
         Binding("r", "rules", "Rules", id="menu.rules"),
+        # what a table and the setup screens read the rules with (the back room's help)
+        Binding("f1,question_mark", "rules", "Rules", id="menu.help", show=False),
         Binding("s", "settings", "Settings", id="menu.settings"),
         Binding("q", "app.quit", "Quit", id="menu.quit"),
         # The app's ctrl+q, here without a footer entry of its own beside `q Quit`.
@@ -183,6 +185,10 @@ class MenuScreen(UsesApp, Screen[None]):
 
     @on(Button.Pressed, "#quit")
     def quit_pressed(self) -> None:
+        self.leave()
+
+    def leave(self) -> None:
+        """What the last button does: quit the cantina."""
         self.app.exit()
 
     def action_game(self, game: str) -> None:
@@ -214,3 +220,24 @@ class MenuScreen(UsesApp, Screen[None]):
         from screens.settings import SettingsScreen
 
         self.app.push_screen(SettingsScreen())
+
+
+class BackRoomMenuScreen(MenuScreen):
+    """The menu as the back room opens it over SSH (`m`, to play alone): `q`, Esc and its
+    last button go back to the back room rather than end the session (a player who had
+    opened the menu had no way back but to quit and connect again); ctrl+q still quits."""
+
+    BINDINGS = [
+        Binding("q", "back", "Back", id="menu.back"),
+        Binding("escape", "back", "Back", id="menu.escape", show=False),
+    ]
+
+    def on_mount(self) -> None:
+        """Textual then calls `MenuScreen.on_mount` too (each class's handler runs)."""
+        self.query_one("#quit", Button).label = Content("Back to the back room  [q]")
+
+    def leave(self) -> None:
+        self.action_back()
+
+    def action_back(self) -> None:
+        self.dismiss()

@@ -74,10 +74,15 @@ class ValDesScreen(TableScreen):
         return f"{self.names[state.result.winner]} wins!"
 
     def result_rows(self, state: ValDesState) -> list[Content]:
-        return [
-            Content.assemble(
-                (f"{name:<16}", "bold"),
-                f"  {state.scores[seat]:>2} points   bank {state.banks[seat]:>4}",
+        """Name, points ("1 point ", padded so the banks stay in a column) and bank."""
+        rows = []
+        for seat, name in enumerate(self.names):
+            score = state.scores[seat]
+            points = "point " if score == 1 else "points"
+            rows.append(
+                Content.assemble(
+                    (f"{name:<16}", "bold"),
+                    f"  {score:>2} {points}   bank {state.banks[seat]:>4}",
+                )
             )
-            for seat, name in enumerate(self.names)
-        ]
+        return rows

@@ -24,6 +24,7 @@ from screens.dialogs import HandOffScreen
 from screens.menu import MenuScreen
 from screens.options import OptionGrid
 from screens.result import ResultScreen
+from screens.rules import RulesScreen
 from screens.settings import SettingsScreen
 from screens.setup import HUMAN, SetupScreen
 from screens.table import TableScreen
@@ -737,3 +738,18 @@ async def test_a_focus_change_draws_a_partial_frame_not_the_whole_screen():
             moved += app.screen.focused is not before
         assert moved == 6 and frames, "the focus moved, and frames were drawn"
         assert "LayoutUpdate" not in frames, f"whole frames: {frames}"
+
+
+async def test_question_mark_on_the_menu_shows_the_rules():
+    """Seen in a play-test: `?` (and F1), which show the rules at a table and the help in
+    the back room, did nothing on the menu, whose footer offers `r Rules` among many."""
+    app = CantinaApp(animation_speed=0, pace=0, save_preferences=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for key in ("question_mark", "f1"):
+            await pilot.pause()
+            assert isinstance(app.screen, MenuScreen)
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, RulesScreen) and app.screen.game_id is None
+            await pilot.press("escape")
+            await pilot.pause()

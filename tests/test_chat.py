@@ -42,7 +42,15 @@ from cantina.ssh.server import Host
 from cantina.store.memory import StoreAway
 from screens import backroom
 from screens.backroom import LobbyScreen, WaitingScreen
-from screens.chat import ChatHistoryScreen, ChatPanel
+from screens.chat import (
+    ONLY_MUTED,
+    QUIET,
+    ROWS,
+    ChatHistoryScreen,
+    ChatLines,
+    ChatPanel,
+    fitted_rows,
+)
 from screens.result import ResultScreen
 from screens.table import TableScreen
 
@@ -435,6 +443,60 @@ async def test_the_whole_chat_and_a_mute_from_it():
         await until(pilot, lambda: panel_lines(app)[0] == "bob: buy my gold")
 
 
+async def test_a_long_line_at_the_table_shows_who_said_it():
+    """Seen in a play-test: at 80 columns a table's chat is 32 columns wide, and a long
+    line (a spectator's, of 100 characters) showed only its last three rows, "see how the
+    chat wraps it at / eighty columns wide, more words / here": neither who said it nor
+    that it was cut. Now the panel shows the line's start, its speaker first, and ends
+    its last row with "…"; a short line after it shows whole, below."""
+    lobby = Lobby(pace=INSTANT)
+    table = alone_with_ais(lobby)
+    long = "héllo 🎲 日本語 — this is a pretty long line to see how the chat wraps it here"
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        lines = app.screen.query_one(ChatLines)
+        assert lines.size.width < 40  # beside the narration: a line of this wraps to 3+
+        table.chat.say(CAROL, long, watching=True)
+        await until(pilot, lambda: lines.rows and "héllo" in lines.rows[0])
+        rows = lines.rows
+        assert rows[0].startswith("carol (watching): ") and rows[-1].endswith("…")
+        assert len(rows) == ROWS
+        table.chat.say(BOB, "gl")
+        await until(pilot, lambda: lines.rows[-1:] == ["bob: gl"])
+        assert lines.rows[0].startswith("carol (watching): ") and lines.rows[-2].endswith("…")
+    lobby.close_all()
+
+
+async def test_a_panel_with_only_muted_lines_does_not_say_nobody_spoke():
+    """Seen in a play-test: once alice muted the only one who had spoken, the table's
+    panel said "Nobody has said anything yet.", which was not so. It says that only
+    muted people have spoken, and how to read them."""
+    lobby = Lobby()
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        lines = app.screen.query_one(ChatLines)
+        await until(pilot, lambda: lines.rows == [QUIET])
+        lobby.chat.say(BOB, "buy my gold")
+        await until(pilot, lambda: panel_lines(app) == ["bob: buy my gold"])
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        await pilot.press("m", "escape")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: lines.rows[:1] and lines.rows[0].startswith("Only people"))
+        assert " ".join(lines.rows) == ONLY_MUTED
+
+
+def test_fitted_rows_keep_each_shown_lines_start():
+    assert fitted_rows(["ab: one two three four"], 8, 2) == ["ab: one", "two…"]
+    assert fitted_rows(["a: x", "b: y"], 8, 1) == ["b: y"]
+    assert fitted_rows(["a: 12345678"], 8, 1) == ["a:…"]
+    assert fitted_rows(["a: 1234567890123"], 8, 1) == ["a:…"]
+    assert fitted_rows(["aaaaaaaaaaaa"], 8, 1) == ["aaaaaaa…"]
+    assert fitted_rows(["x"], 8, 0) == []
+
+
 async def lobby_with_lines(pilot) -> None:
     lobby = pilot.app.lobby
     await until(pilot, lambda: isinstance(pilot.app.screen, LobbyScreen))
@@ -613,6 +675,84 @@ async def test_the_waiting_room_talks_in_the_tables_chat():
         await until(creator, lambda: isinstance(alice.screen, TableScreen))
         await until(creator, lambda: panel_lines(alice) == ["bob: ready when you are"])
     lobby.close_all()
+
+
+async def test_leaving_a_waiting_table_as_its_screen_looks_again_ends_no_session():
+    """Seen in a play-test over SSH: the creator pressed Esc in a table's waiting room and
+    the session ended with a traceback (ScreenStackError): the screen's look at the table,
+    due twice a second, came after Esc had popped it and before it was taken down, found
+    the table closed (its creator had left) and popped again, the back room this time."""
+    lobby = Lobby()
+    setup = TableSetup("valdes", ValDesSettings(seats=2, ante=1), (Seat("P"), Seat("P2")), 1)
+    table = lobby.create(setup, ALICE)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        waiting = WaitingScreen(table)
+        app.push_screen(waiting)
+        await until(pilot, lambda: app.screen is waiting)
+        await pilot.press("escape")
+        assert lobby.find(table.code) is None
+        waiting.follow()  # the look that was due: nothing more to do
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app.return_code is None
+        assert not app._notifications, "no 'That table was closed.' for the one who left"
+
+
+async def test_a_table_starting_under_the_chat_history_is_shown_once_it_is_closed():
+    """Seen reading the code after a play-test: bob, in the waiting room, reads the whole
+    chat (`h`) as alice starts the table. The start popped the history, not the waiting
+    room, which stayed under the table, dead: leaving the table led back to it. Now the
+    history stays until bob closes it, then he is at the table; leaving it leads to the
+    back room."""
+    lobby = Lobby(pace=INSTANT)
+    setup = TableSetup(
+        "valdes", ValDesSettings(seats=3, ante=1), (Seat("P"), Seat("P2"), Seat("AI", "Expert")), 1
+    )
+    table = lobby.create(setup, ALICE)
+    lobby.join(table, BOB)
+    app = hosted(lobby, BOB)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.push_screen(WaitingScreen(table))
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        lobby.start(table, ALICE)
+        for _ in range(3):
+            await asyncio.sleep(backroom.REFRESH)
+            await pilot.pause()
+        assert isinstance(app.screen, ChatHistoryScreen), "not taken from under him"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert not any(isinstance(s, WaitingScreen) for s in app.screen_stack)
+        app.screen.dismiss()
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+    lobby.close_all()
+
+
+async def test_a_pasted_text_goes_into_the_line_whole():
+    """Seen in a play-test: three lines pasted into the chat (a bracketed paste, from
+    tmux) left only the first in the line, and a paste longer than the room left put in
+    nothing at all. Now a paste's lines and tabs are spaces, and it is cut to the room."""
+    lobby = Lobby()
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        panel = app.screen.query_one(ChatPanel)
+        await pilot.press("slash", *"say:", "space")
+        await until(pilot, lambda: panel.field.value == "say: ")
+        app.post_message(events.Paste("line one\r\nline two\tTABBED\nthree\x1b[31m"))
+        await until(pilot, lambda: panel.field.value != "say: ")
+        assert panel.field.value == "say: line one line two TABBED three[31m"
+        await pilot.press("enter")
+        await until(pilot, lambda: lobby.chat.lines)
+        assert lobby.chat.lines[-1].text == "say: line one line two TABBED three[31m"
+        await pilot.press(*"ab")
+        app.post_message(events.Paste("x" * (MAX_LINE + 50)))
+        await until(pilot, lambda: len(panel.field.value) > 2)
+        assert panel.field.value == "ab" + "x" * (MAX_LINE - 2)
+        assert panel.field.cursor_position == MAX_LINE
 
 
 async def test_too_fast_says_so_in_a_line_and_keeps_the_line():

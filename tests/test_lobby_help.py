@@ -1,13 +1,24 @@
-"""The back room's help (`?` in the lobby) is whole on an 80 x 24 screen."""
+"""The back room's help (`?` in the lobby) is whole on an 80 x 24 screen; the menu the
+back room opens leads back to it."""
 
 from __future__ import annotations
 
 import pytest
+from test_chat import ALICE, NoTerminal, hosted, until
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.widgets import Button, Input, OptionList, Static
 
 from cantina.app import CantinaApp
+from cantina.games.victim import VictimSettings
+from cantina.lobby import Lobby
+from cantina.seating import Seat, TableSetup
+from cantina.ssh.app import HostedApp
+from screens.backroom import NO_CAMPAIGN, CampaignTableScreen, LobbyScreen, WaitingScreen
+from screens.campaigns import ChooseGameScreen
+from screens.footer import KeptKey
 from screens.lobby_help import LOBBY_HELP, LobbyHelpScreen
+from screens.menu import MenuScreen
+from screens.rules import RulesScreen
 
 
 @pytest.fixture(autouse=True)
@@ -28,3 +39,95 @@ async def test_the_lobby_help_fits_80_by_24_without_scrolling():
         assert scroll.max_scroll_y == 0, f"{scroll.virtual_size.height} rows in {scroll.size}"
         text = str(app.screen.query_one("#lobby-help-text", Static).render())
         assert "rejoin code" in text and LOBBY_HELP[-1] in text
+
+
+async def test_the_menu_opened_from_the_back_room_leads_back_to_it(tmp_path):
+    """Seen in a play-test over SSH: `m` (play alone) opened the menu, where Esc did
+    nothing and `q` and the Quit button ended the session, so a player could only get back
+    to the shared tables by connecting again. There, Esc, `q` and the last button ("Back
+    to the back room") go back; the footer says so (at 80 columns, with a keyed
+    player's campaign keys); the app goes on."""
+    app = HostedApp(
+        NoTerminal(), colours="truecolor", lobby=Lobby(), player=ALICE, save_dir=tmp_path
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        for leave in ("escape", "q", "button"):
+            await pilot.press("m")
+            await until(pilot, lambda: isinstance(app.screen, MenuScreen))
+            menu = app.screen
+            quit_button = menu.query_one("#quit", Button)
+            assert str(quit_button.label) == "Back to the back room  [q]"
+            keys = {b.binding.key: b.binding.description for b in menu.active_bindings.values()}
+            assert keys["q"] == "Back" and keys["escape"] == "Back"
+            # its key whole at 80 columns, not under the palette's
+            await until(pilot, lambda m=menu: [k for k in m.query(KeptKey) if k.key == "q"])
+            shown = [key for key in menu.query(KeptKey) if key.key == "q"]
+            palette = [k for k in menu.query(KeptKey) if k.has_class("-command-palette")]
+            assert shown[0].region.right <= (palette[0].region.x if palette else 80)
+            if leave == "button":
+                await pilot.click("#quit")
+            else:
+                await pilot.press(leave)
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            assert app.return_code is None, "the session goes on"
+
+
+async def test_the_waiting_room_shows_the_games_rules_on_question_mark():
+    """Seen in a play-test: `?` (and F1), which show the rules at the table and the help in
+    the back room, did nothing in a table's waiting room, where players wait with time to
+    read. They show the table's game's rules; the footer names them."""
+    lobby = Lobby()
+    seats = (Seat("P1"), Seat("P2"), Seat("AI", "Expert"))
+    table = lobby.create(TableSetup("victim", VictimSettings(), seats, 1), ALICE)
+    app = hosted(lobby, ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.push_screen(WaitingScreen(table))
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        keys = {b.binding.key: b.binding.description for b in app.screen.active_bindings.values()}
+        assert keys["f1"] == "Rules"
+        for key in ("question_mark", "f1"):
+            await pilot.press(key)
+            await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+            assert app.screen.game_id == "victim"
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+    lobby.close_all()
+
+
+async def test_no_campaign_to_set_says_how_to_start_one(tmp_path):
+    """Seen in a play-test: `c` with no campaign said only that there was none. It says
+    how to start one, whole at 80 columns, and that way leads to the new campaign."""
+    app = HostedApp(
+        NoTerminal(), colours="truecolor", lobby=Lobby(), player=ALICE, save_dir=tmp_path
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CampaignTableScreen))
+        choices = app.screen.query_one(OptionList)
+        assert str(choices.get_option_at_index(0).prompt) == NO_CAMPAIGN
+        rows = choices.render_lines(choices.region.reset_offset)
+        assert "campaign) starts one." in "".join(row.text for row in rows)  # wrapped, not cut
+        await pilot.press("escape", "m", "c")
+        await until(pilot, lambda: isinstance(app.screen, ChooseGameScreen))
+
+
+async def test_esc_gives_the_keys_back_from_the_join_code_field():
+    """Seen in a play-test over SSH: after `j` and a wrong code, the back room's keys (`i`
+    for a new Victim! table) went on being typed into the code field, and Esc, which
+    gives the keys back from the chat's line, did nothing. Now Esc leaves the field (what
+    was typed stays), and the back room's keys act again."""
+    app = hosted(Lobby(), ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        lobby_screen = app.screen
+        code = lobby_screen.query_one("#code", Input)
+        await pilot.press("j", "z", "z")
+        await until(pilot, lambda: code.value == "zz")
+        await pilot.press("escape")
+        await until(pilot, lambda: lobby_screen.focused is lobby_screen.query_one("#tables"))
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, LobbyHelpScreen))
+        assert code.value == "zz"

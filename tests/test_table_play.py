@@ -98,6 +98,18 @@ async def test_the_result_of_eight_seats_fits_and_scrolls():
         assert inside(seed), "scrolled to"
 
 
+async def test_a_val_des_result_says_1_point_and_keeps_the_banks_in_a_column():
+    """Seen in a play-test: a Val-Des result read "Player 2   1 points". Seed 4 leaves
+    the person on 1 point; the banks stay in one column."""
+    app = app_at("valdes", ValDesSettings(seats=4, ante=1), "you,Expert,Bold,Cautious", 4)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_result(pilot, app)
+        rows = str(app.screen.query_one("#standings", Static).render()).splitlines()
+        assert rows[0].split()[-4:-2] == ["1", "point"]  # the person's seat, first
+        assert all(" 1 points" not in row for row in rows)
+        assert len({row.index("bank") for row in rows}) == 1
+
+
 def test_snapshot_result_of_eight_seats(snap_compare):
     async def play(pilot):
         await to_the_result(pilot, pilot.app)
@@ -541,6 +553,27 @@ async def test_a_started_table_and_its_creator_stay_apart_in_the_lobby():
     try:
         assert "2/2 seated, 1 watching, playing" in line and "playingby" not in line
         assert line.endswith("by alice")
+    finally:
+        lobby.close_all()
+
+
+async def test_a_refused_join_says_so_in_a_sentence():
+    """Seen in a play-test: Enter on a table in play read "that table is already playing;
+    you may watch it", the lobby's words as they are, in lower case and without a stop."""
+    lobby = Lobby(pace=Pace(beat=0, roll=0))
+    seats = (Seat("Player 1"), Seat("AI", "Expert"))
+    bob = Player("SHA256:b", "bob")
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=2), seats, 7), bob)
+    lobby.start(table, bob)
+    app = hosted(lobby, CAROL)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: app.screen.picked() is table)
+            await pilot.press("enter")
+            await until(pilot, lambda: app._notifications)
+            said = [n.message for n in app._notifications]
+            assert said == ["That table is already playing; you may watch it."]
     finally:
         lobby.close_all()
 
