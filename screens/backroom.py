@@ -27,13 +27,14 @@ from cantina.games import GAMES
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.lobby.codes import CODE_LENGTH, REJOIN_LENGTH
 from cantina.seating import TableSetup
-from screens.chat import ChatPanel, chat_key_acts
+from screens.chat import ChatLines, ChatPanel, chat_key_acts
+from screens.drawing import KeptDrawing
 from screens.footer import CantinaFooter
 from screens.lobby_help import LobbyHelpScreen
 from screens.menu import BackRoomMenuScreen
 from screens.services import HostedServices
 from screens.setup import HUMAN, Choice, SetupScreen
-from screens.textual_compat import resume_keeps_styles
+from screens.textual_compat import keep_full_frames, resume_keeps_styles
 
 REFRESH = 0.5
 """Seconds between looks at the lobby's state (it changes in other sessions)."""
@@ -44,6 +45,10 @@ NO_CAMPAIGN = (
 )
 """What `c` lists when there is nothing to set, and how to make something (it said only
 the first half)."""
+DRAWN_FROM_CACHE = (KeptDrawing.render_lines, ChatLines.render_lines)
+"""The back room's own widgets that draw their rows from their styles cache, as Textual's
+do (see `keep_full_frames`): the footer's keys and the chat's lines."""
+
 NAMES_WIDTH = 50
 """Columns of names in a line of who is here (it stays one line at 80 columns); the rest
 are counted."""
@@ -119,6 +124,10 @@ class HostedScreen(Screen[Any]):
 
 class LobbyScreen(HostedScreen):
     """The open tables; make one, join one by its code, or watch one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        keep_full_frames(self, DRAWN_FROM_CACHE)  # shown again after every other screen
 
     BINDINGS = [
         # the help line names v, d and i, so the footer has room for the rest at 80 columns
@@ -426,6 +435,10 @@ class CampaignTableScreen(HostedScreen):
 class HostSetupScreen(SetupScreen):
     """The setup screen, for a shared table: Human seats are for players who join, and
     one more choice, the AI that stands in for a player who is away."""
+
+    def __init__(self, game: str) -> None:
+        super().__init__(game)
+        keep_full_frames(self, DRAWN_FROM_CACHE)  # the back room keeps it (`kept_setup`)
 
     def compose_more(self) -> ComposeResult:
         """The AI that plays for a player who is away, and fills free seats at the start

@@ -34,9 +34,9 @@ from screens.drawing import KeptStyles, plain_rows, wrap_plain
 from screens.footer import CantinaFooter
 
 ROWS = 3
+"""Rows of recent lines a panel shows."""
 BREAKS = re.compile(r"[\t\n\v\f\r\x1c-\x1e\x85\u2028\u2029]+")
 """What separates a pasted text's lines (and a tab): a space in the chat's one line."""
-"""Rows of recent lines a panel shows."""
 QUIET = "Nobody has said anything yet."
 ONLY_MUTED = "Only people you muted have spoken (h shows their lines, m unmutes)."
 """What the panel says when the room has lines but none this viewer reads: "nobody has

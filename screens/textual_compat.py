@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 from rich.segment import Segment, Segments
 from rich.text import Text
 from textual import timer
-from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate
+from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
 from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.cache import FIFOCache
@@ -38,6 +38,7 @@ from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.visual import RenderOptions, Visual
+from textual.widget import Widget
 from textual.widgets import OptionList, Select, _footer
 from textual.widgets._select import SelectCurrent, SelectOverlay
 
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from textual.css.model import RuleSet
     from textual.css.styles import RulesMap
     from textual.style import Style as VisualStyle
-    from textual.widget import Widget
     from textual.widgets import Footer
 
 __all__ = [
@@ -66,6 +66,7 @@ __all__ = [
     "focus_moves_repaint_their_widgets",
     "is_exiting",
     "keep_finished_rows",
+    "keep_full_frames",
     "keep_process_streams",
     "kept_background",
     "key_disabled",
@@ -892,3 +893,114 @@ def kept_background(screen: Screen[Any], drawn: RenderableType, kept: KeptLines)
     if isinstance(drawn, BackgroundScreen):
         return KeptBackground(screen, drawn, kept)
     return drawn
+
+
+# vesc (issue 13, attack c): a kept screen shown again draws the frame it left with --------
+
+TEXTUAL_RENDER_FULL_UPDATE = Compositor.render_full_update
+"""Textual's own `Compositor.render_full_update` (8.2.8), which `keep_full_frames` wraps."""
+
+
+DRAWS_FROM_CACHE: frozenset[Callable[..., Any]] = frozenset(
+    {Widget.render_lines, OptionList.render_lines}
+)
+"""`render_lines` methods that draw a widget's rows from its styles cache, as Textual's own
+does (OptionList's brings its lines' index up to date first)."""
+
+
+@dataclass
+class KeptFrame:
+    """A screen's last full frame (`Compositor.render_full_update`), and what it was drawn
+    from (see `frame_sources`)."""
+
+    sources: list[object]
+    update: LayoutUpdate
+
+
+def frame_sources(
+    compositor: Compositor, drawn_from_cache: Collection[Callable[..., Any]] = ()
+) -> list[object] | None:
+    """What a full frame of `compositor` is drawn from (None: not only from the widgets'
+    styles caches): the size, the line filters, and for each widget on show, front to
+    back, its place, its hover style (links light up under the mouse) and the cached row
+    (`Strip`) of each of its lines on show, each drawn first if it is not cached (dirty,
+    or not drawn yet), as the frame would draw it.
+
+    Textual draws a full frame by asking every widget on show for its lines; a widget
+    gives the rows in its styles cache, those not cached drawn anew, filtered and cropped:
+    the same rows, the same frame. Whatever changes a widget's look (its content, a style,
+    a theme, a parent's background: `ColorProperty` refreshes the children) refreshes it,
+    which dirties or clears its cache; a layout changes the places. `drawn_from_cache`:
+    more `render_lines` methods that draw from the cache (see `DRAWS_FROM_CACHE`)."""
+    sources: list[object] = [compositor.size]
+    filters: list[object] | None = None
+    contains_region = Region.contains_region
+    intersection = Region.intersection
+    for widget, (region, clip) in compositor.visible_widgets.items():
+        kind = type(widget)
+        method = kind.render_lines
+        if (
+            widget.BLANK
+            or (method not in DRAWS_FROM_CACHE and method not in drawn_from_cache)
+            or kind.get_line_filters is not Widget.get_line_filters
+            or not widget.is_attached
+        ):
+            return None
+        if filters is None:
+            filters = list(widget.app.get_line_filters())
+            sources.append(filters)
+        if contains_region(clip, region):
+            crop = Region(0, 0, region.width, region.height)
+        else:
+            x, y, width, height = intersection(region, clip)
+            if not (width and height):
+                continue  # not drawn
+            crop = Region(x - region.x, y - region.y, width, height)
+        lines = crop.line_range
+        cache = widget._styles_cache
+        rows = cache._cache
+        if (
+            cache._width != region.width
+            or not cache._dirty_lines.isdisjoint(lines)
+            or any(y not in rows for y in lines)
+        ):
+            widget.render_lines(crop)  # as the frame would (Compositor._get_renders)
+            rows = cache._cache
+        sources += (widget, region, clip, widget.hover_style if widget.auto_links else None)
+        sources += (rows[y] for y in lines)
+    return sources
+
+
+def keep_full_frames(
+    screen: Screen[Any], drawn_from_cache: Collection[Callable[..., Any]] = ()
+) -> None:
+    """`screen`'s full frames are kept: one drawn from the same sources as the last
+    (`frame_sources`) is that frame again, not drawn anew.
+
+    Textual draws a full frame whenever a screen is shown (pushed, or back on top): every
+    widget on show asked for its lines, cut at every other's edges and joined, 5 to 10 ms
+    of the host's loop for the setup screen (67 widgets) and the back room, with nothing
+    in them changed since they were last on show (`v` and Esc, over and over: attack c
+    of bench_ssh --abuse; another player's key arriving meanwhile waited for all of it).
+    Checking the sources is a look at each widget's cached rows, and the drawing of those
+    a refresh left dirty (the screen's own, always: Textual refreshes a screen shown
+    again), compared with the frame's, most of them the very same rows."""
+    compositor = screen._compositor
+    kept: list[KeptFrame] = []
+
+    def render_full_update(simplify: bool = False) -> LayoutUpdate:
+        if simplify:  # a screenshot's (SVG): as Textual draws it
+            return TEXTUAL_RENDER_FULL_UPDATE(compositor, simplify)
+        if kept and kept[0].update.region == compositor.size.region:
+            sources = frame_sources(compositor, drawn_from_cache)
+            if sources is not None and sources == kept[0].sources:
+                compositor._dirty_regions.clear()
+                return kept[0].update
+        kept.clear()
+        update = TEXTUAL_RENDER_FULL_UPDATE(compositor, simplify)
+        sources = frame_sources(compositor, drawn_from_cache)
+        if sources is not None:
+            kept.append(KeptFrame(sources, update))
+        return update
+
+    compositor.render_full_update = render_full_update  # type: ignore[method-assign]

@@ -9,12 +9,18 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from test_chat import ALICE, INSTANT, hosted
+from textual._compositor import LayoutUpdate
+from textual._styles_cache import StylesCache
+from textual.app import App
 from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input, Select
 
 from cantina.lobby import Lobby
 from cantina.ssh.app import HostedApp
 from screens.backroom import HostSetupScreen, LobbyScreen, WaitingScreen
+from screens.textual_compat import TEXTUAL_RENDER_FULL_UPDATE
 
 
 @contextlib.asynccontextmanager
@@ -145,3 +151,52 @@ async def test_a_setup_a_table_was_set_from_is_kept_no_more():
                 break
         await pilot.press("v")
         assert await until_ready(pilot, app) is not first
+
+
+async def test_the_setup_and_the_back_room_shown_again_are_their_kept_frames():
+    """`v` and Esc again: each screen's full frame is the one it was left with (none of
+    its widgets asked for its lines, but the screen's own background, which Textual
+    refreshes as it is shown, and the back room's list, which it refreshes), and it paints
+    what Textual's own drawing would."""
+    async with back_room() as (app, pilot):
+        lobby_screen = app.screen
+        for _ in range(2):
+            await pilot.press("v")
+            setup = await until_ready(pilot, app)
+            await pilot.press("escape")
+            await pilot.pause()
+        drawn: list[Widget] = []
+        frames: list[tuple[Screen[Any], Any, list[Widget]]] = []
+        render_widget = StylesCache.render_widget
+        display = App._display
+
+        def noting(cache: StylesCache, widget: Widget, crop: Any) -> Any:
+            drawn.append(widget)
+            return render_widget(cache, widget, crop)
+
+        def shown(app: App[Any], screen: Screen[Any], renderable: Any) -> None:
+            frames.append((screen, renderable, drawn[:]))  # and what was drawn for it
+            drawn.clear()
+            display(app, screen, renderable)
+
+        StylesCache.render_widget = noting  # type: ignore[method-assign]
+        App._display = shown  # type: ignore[method-assign]
+        try:
+            await pilot.press("v")
+            assert await until_ready(pilot, app) is setup
+            await pilot.press("escape")
+            await pilot.pause()
+            await pilot.pause()
+        finally:
+            StylesCache.render_widget = render_widget  # type: ignore[method-assign]
+            App._display = display  # type: ignore[method-assign]
+        assert app.screen is lobby_screen
+        full = [(s, r, d) for s, r, d in frames if isinstance(r, LayoutUpdate)]
+        assert [s for s, _, _ in full] == [setup, lobby_screen], "one full frame each"
+        tables = lobby_screen.query_one("#tables")
+        for screen, _, drew in full:
+            assert set(drew) <= {screen, tables}, {type(w).__name__ for w in drew}
+        console = app.console
+        for screen, update, _ in full:
+            textual = TEXTUAL_RENDER_FULL_UPDATE(screen._compositor)
+            assert update.render_segments(console) == textual.render_segments(console)

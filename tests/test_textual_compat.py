@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 from rich.segment import ControlType
+from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.dom import DOMNode
@@ -160,6 +161,14 @@ PIECES = [
     # screen under it composed, and the top screen refreshed where the one under it changed
     Piece("textual._compositor:Compositor.render_strips", params=("self",)),
     Piece("textual.screen:Screen._compositor_refresh"),
+    # vesc (issue 13, attack c): a screen's full frame kept while drawn from the same rows
+    Piece("textual._compositor:Compositor.render_full_update", params=("self", "simplify")),
+    Piece("textual._compositor:LayoutUpdate", params=("strips", "region")),
+    Piece("textual._styles_cache:StylesCache._width", instance=True),
+    Piece("textual._styles_cache:StylesCache._cache", instance=True),
+    Piece("textual._styles_cache:StylesCache._dirty_lines", instance=True),
+    Piece("textual.widget:Widget._styles_cache", instance=True),
+    Piece("textual._compositor:Compositor._dirty_regions", instance=True),
 ]
 
 INSTANCES: dict[str, Callable[[type], Any]] = {
@@ -413,3 +422,67 @@ async def test_dirty_rows_send_what_textual_sends() -> None:
             assert painted(ours, console) == painted(theirs, console)
             fewer += len(set(drawn)) < textual_drew
         assert fewer > 10
+
+
+# --- vesc (issue 13, attack c): a screen's full frame kept -------------------------------
+
+
+class Hot(Board):
+    CSS = Board.CSS + "\n.hot { background: darkred; }\n"
+
+
+def drawing_noted(compositor: Any) -> tuple[Any, list[StylesCache]]:
+    """`compositor`'s full frame, and the styles caches asked for lines as it was made."""
+    drawn: list[StylesCache] = []
+    plain = StylesCache.render_widget
+
+    def noting(cache: StylesCache, widget: Widget, crop: Region) -> Any:
+        drawn.append(cache)
+        return plain(cache, widget, crop)
+
+    StylesCache.render_widget = noting  # type: ignore[method-assign]
+    try:
+        return compositor.render_full_update(), drawn
+    finally:
+        StylesCache.render_widget = plain  # type: ignore[method-assign]
+
+
+async def test_a_kept_full_frame_paints_what_textual_paints() -> None:
+    """After random changes (a widget's text, its background, a container's class, a
+    toast, the widgets moved), or none, the full frame of a screen that keeps its frames
+    paints the same cells as Textual's own drawing of it, both at once (the changed
+    widgets dirty, not yet drawn: a screen under another) and after Textual's next
+    frames; with nothing changed it is the frame kept, no widget asked for its lines."""
+    app = Hot()
+    chance = random.Random(13)
+    async with app.run_test(size=(60, 16)) as pilot:
+        compat.keep_full_frames(app.screen)
+        await pilot.pause()
+        compositor = app.screen._compositor
+        console = app.console
+        kept = 0
+        previous = compositor.render_full_update()
+        for turn in range(60):
+            action = chance.choice(["none", "none", "text", "background", "class", "toast", "move"])
+            statics = [w for w in app.query(Static) if w in compositor.visible_widgets]
+            if action == "text":
+                chance.choice(statics).update(f"turn {turn}")
+            elif action == "background":
+                chance.choice(statics).styles.background = chance.choice(["navy", "teal"])
+            elif action == "class":
+                app.query_one("#board").toggle_class("hot")
+            elif action == "toast":
+                app.notify(f"toast {turn}", timeout=0.2)
+            elif action == "move":  # the rest move up or down a row, their lines the same
+                status = app.query_one("#status")
+                status.display = not status.display
+            for _ in range(2):  # at once, then once Textual has drawn its frames
+                ours, drawn = drawing_noted(compositor)
+                theirs = compat.TEXTUAL_RENDER_FULL_UPDATE(compositor)
+                assert painted(ours, console) == painted(theirs, console), action
+                if action == "none":
+                    assert ours is previous and drawn == [], "kept, nothing drawn"
+                    kept += 1
+                previous = ours
+                await pilot.pause()
+        assert kept > 10
