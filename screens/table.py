@@ -764,9 +764,17 @@ class TableScreen(UsesApp, Screen[None]):
                 "it goes on from here when you resume it."
             )
         if not self.owns_dealer:  # a shared table goes on without you
+            # A guest back from a new connection needs the seat's rejoin code, and a
+            # guest who quits is left with a terminal that no longer shows it.
+            code = (
+                f" Your rejoin code is {self.place.rejoin}: the back room's code field"
+                " takes it from a new connection."
+                if self.place.rejoin
+                else ""
+            )
             return (
                 "Leave the table? Your seat waits for you; if you are away long, the "
-                "stand-in plays it."
+                f"stand-in plays it.{code}"
             )
         return f"Leave the table? This {self.unit} is not over, and it will be lost."
 

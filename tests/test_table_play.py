@@ -578,6 +578,30 @@ async def test_a_refused_join_says_so_in_a_sentence():
         lobby.close_all()
 
 
+async def test_a_guest_leaving_or_quitting_a_shared_table_is_told_their_rejoin_code():
+    """Seen in a play-test: a guest's quit (ctrl+q) or leave question said only that the
+    seat waits. A guest comes back only with the seat's rejoin code, and one who quits is
+    left with a terminal that no longer shows it: the question gives it."""
+    lobby = Lobby(pace=Pace(beat=0, roll=0))
+    gus = Player("guest:0001", "gus")
+    seats = (Seat("Player 1"), Seat("AI", "Expert"), Seat("AI 2", "Bold"))
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=3), seats, 7), gus)
+    lobby.start(table, gus)
+    code = table.rejoin[0]
+    app = hosted(lobby, gus)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            for key in ("escape", "ctrl+q"):
+                await pilot.press(key)
+                await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+                assert f"Your rejoin code is {code}:" in app.screen.question
+                await pilot.press("n")
+                await until(pilot, lambda: isinstance(app.screen, TableScreen))
+    finally:
+        lobby.close_all()
+
+
 async def test_who_is_here_stays_one_line_at_80_columns():
     """Sixty people connected: the lobby's line of who is here names those that fit and
     counts the rest."""
