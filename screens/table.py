@@ -428,7 +428,7 @@ class TableScreen(UsesApp, Screen[None]):
             self._idle(Content("The replay is over. Esc goes back."))
         elif turn.kind == OVER:
             unit = GAMES[self.setup.game].unit
-            keys = "n plays on, r shows the result" if self.place.player else "r: the result"
+            keys = "n plays on, r shows the result" if self.place.player else "r shows the result"
             self._idle(Content(f"The {unit} is over: {keys}, esc leaves."))
             if self._result_for != self.number:  # once a game, for every viewer
                 self._result_for = self.number

@@ -728,6 +728,30 @@ async def test_a_games_result_tints_the_table_behind_it_once(monkeypatch):
         assert picture(app) == changed
 
 
+async def test_a_spectators_prompt_at_a_games_end_says_what_r_does():
+    """Seen in a play-test: at a game's end a spectator read "The round is over: r: the
+    result, esc leaves." where a player reads "r shows the result"."""
+    lobby = Lobby(pace=Pace(beat=0, roll=0))
+    seats = (Seat("P1"), Seat("AI 1", "Expert"))
+    gus = Player("guest:gus9", "Gus")
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=2, ante=1), seats, 7), gus)
+    lobby.start(table, gus)
+    player, spectator = hosted(lobby, gus), hosted(lobby, CAROL)
+    try:
+        async with player.run_test(size=SIZE) as playing, spectator.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(spectator.screen, LobbyScreen))
+            spectator.sit_at(table)
+            await until(pilot, lambda: isinstance(spectator.screen, TableScreen))
+            await to_the_result(playing, player)
+            await until(pilot, lambda: isinstance(spectator.screen, ResultScreen))
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(spectator.screen, TableScreen))
+            prompt = str(spectator.screen.query_one("#prompt").render())
+            assert prompt == "The game is over: r shows the result, esc leaves."
+    finally:
+        lobby.close_all()
+
+
 # --- a seat taken back by its rejoin code from another connection ----------------------------
 
 GUS = Player("guest:gus1", "Gus")
