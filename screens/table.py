@@ -218,7 +218,8 @@ class TableScreen(UsesApp, Screen[None]):
         if self.shared:
             yield Line(id="presence")
         with Horizontal(id="table-body"):
-            with Vertical(id="board"):
+            # a campaign's panel under the board takes rows: its margins go (tables.tcss)
+            with Vertical(id="board", classes="-campaign" if self.table.campaign else ""):
                 yield from self.compose_board()
                 yield Line(id="variants")
                 if self.table.campaign:
