@@ -218,7 +218,8 @@ class TableScreen(UsesApp, Screen[None]):
         if self.shared:
             yield Line(id="presence")
         with Horizontal(id="table-body"):
-            with Vertical(id="board"):
+            # a campaign's panel under the board takes rows: its margins go (tables.tcss)
+            with Vertical(id="board", classes="-campaign" if self.table.campaign else ""):
                 yield from self.compose_board()
                 yield Line(id="variants")
                 if self.table.campaign:
@@ -428,7 +429,7 @@ class TableScreen(UsesApp, Screen[None]):
             self._idle(Content("The replay is over. Esc goes back."))
         elif turn.kind == OVER:
             unit = GAMES[self.setup.game].unit
-            keys = "n plays on, r shows the result" if self.place.player else "r: the result"
+            keys = "n plays on, r shows the result" if self.place.player else "r shows the result"
             self._idle(Content(f"The {unit} is over: {keys}, esc leaves."))
             if self._result_for != self.number:  # once a game, for every viewer
                 self._result_for = self.number
@@ -764,9 +765,17 @@ class TableScreen(UsesApp, Screen[None]):
                 "it goes on from here when you resume it."
             )
         if not self.owns_dealer:  # a shared table goes on without you
+            # A guest back from a new connection needs the seat's rejoin code, and a
+            # guest who quits is left with a terminal that no longer shows it.
+            code = (
+                f" Your rejoin code is {self.place.rejoin}: the back room's code field"
+                " takes it from a new connection."
+                if self.place.rejoin
+                else ""
+            )
             return (
                 "Leave the table? Your seat waits for you; if you are away long, the "
-                "stand-in plays it."
+                f"stand-in plays it.{code}"
             )
         return f"Leave the table? This {self.unit} is not over, and it will be lost."
 

@@ -637,7 +637,7 @@ async def test_help_is_a_key_away_and_a_third_table_is_refused(keys: Keys):
         await alice.expect("Stand-in", since=mark)
         mark = alice.mark()
         alice.send("\x13")  # ctrl+s: set the table
-        await alice.expect("you have 2 tables open", since=mark)
+        await alice.expect("You have 2 tables open", since=mark)
         assert len(lobby.tables) == 2
     finally:
         alice.kill()

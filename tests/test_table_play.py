@@ -15,6 +15,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 
 from cantina.app import CantinaApp
+from cantina.campaign.series import Campaign
+from cantina.campaign.store import Store
 from cantina.dealer import ASKING, OVER
 from cantina.games.events import Rolled
 from cantina.games.valdes import ValDesSettings
@@ -578,6 +580,30 @@ async def test_a_refused_join_says_so_in_a_sentence():
         lobby.close_all()
 
 
+async def test_a_guest_leaving_or_quitting_a_shared_table_is_told_their_rejoin_code():
+    """Seen in a play-test: a guest's quit (ctrl+q) or leave question said only that the
+    seat waits. A guest comes back only with the seat's rejoin code, and one who quits is
+    left with a terminal that no longer shows it: the question gives it."""
+    lobby = Lobby(pace=Pace(beat=0, roll=0))
+    gus = Player("guest:0001", "gus")
+    seats = (Seat("Player 1"), Seat("AI", "Expert"), Seat("AI 2", "Bold"))
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=3), seats, 7), gus)
+    lobby.start(table, gus)
+    code = table.rejoin[0]
+    app = hosted(lobby, gus)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            for key in ("escape", "ctrl+q"):
+                await pilot.press(key)
+                await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+                assert f"Your rejoin code is {code}:" in app.screen.question
+                await pilot.press("n")
+                await until(pilot, lambda: isinstance(app.screen, TableScreen))
+    finally:
+        lobby.close_all()
+
+
 async def test_who_is_here_stays_one_line_at_80_columns():
     """Sixty people connected: the lobby's line of who is here names those that fit and
     counts the rest."""
@@ -702,6 +728,76 @@ async def test_a_games_result_tints_the_table_behind_it_once(monkeypatch):
         await pilot.pause()
         assert sum(len(text.strip("\n")) for text in tinted) > 2 * cells
         assert picture(app) == changed
+
+
+async def test_a_spectators_prompt_at_a_games_end_says_what_r_does():
+    """Seen in a play-test: at a game's end a spectator read "The round is over: r: the
+    result, esc leaves." where a player reads "r shows the result"."""
+    lobby = Lobby(pace=Pace(beat=0, roll=0))
+    seats = (Seat("P1"), Seat("AI 1", "Expert"))
+    gus = Player("guest:gus9", "Gus")
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=2, ante=1), seats, 7), gus)
+    lobby.start(table, gus)
+    player, spectator = hosted(lobby, gus), hosted(lobby, CAROL)
+    try:
+        async with player.run_test(size=SIZE) as playing, spectator.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(spectator.screen, LobbyScreen))
+            spectator.sit_at(table)
+            await until(pilot, lambda: isinstance(spectator.screen, TableScreen))
+            await to_the_result(playing, player)
+            await until(pilot, lambda: isinstance(spectator.screen, ResultScreen))
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(spectator.screen, TableScreen))
+            prompt = str(spectator.screen.query_one("#prompt").render())
+            assert prompt == "The game is over: r shows the result, esc leaves."
+    finally:
+        lobby.close_all()
+
+
+def four_seat_campaign(folder) -> Campaign:
+    """A Val-Des campaign of two people and two AIs: its banks line is two lines long in
+    the board's 44 columns."""
+    return Campaign.new(
+        "Friday Club",
+        "valdes",
+        (Seat("Player 1"), Seat("Player 2"), Seat("Bold", "Bold"), Seat("Cautious", "Cautious")),
+        ValDesSettings(seats=4),
+        rounds=3,
+        seed=3,
+    )
+
+
+def panel_whole(screen: TableScreen) -> bool:
+    panel, board = screen.query_one("#campaign-panel"), screen.query_one("#board")
+    return panel.region.bottom <= board.region.bottom and "Cautious" in str(panel.render())
+
+
+async def test_a_campaigns_banks_are_whole_at_80_by_24_alone_and_at_a_shared_table(tmp_path):
+    """Seen in a play-test over SSH at 80 x 24: a campaign set at a shared table (four
+    seats of Val-Des) showed its name and round under the board, and no banks: the
+    presence line took a row, and the banks' two lines were cut. Played alone, the
+    second line of them was cut. The panel's margins go; the banks are whole in both."""
+    store = Store(tmp_path)
+    path = store.create(four_seat_campaign(tmp_path))
+    local = CantinaApp(
+        animation_speed=0, pace=0, save_preferences=False, resume=path, save_dir=tmp_path
+    )
+    async with local.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(local.screen, TableScreen))
+        assert panel_whole(local.screen)
+    session = store.open(path)
+    lobby = Lobby(pace=Pace(beat=0, roll=0))
+    table = lobby.create(session.campaign.setup(), CAROL, campaign=session)
+    lobby.start(table, CAROL)
+    shared = hosted(lobby, CAROL)
+    try:
+        async with shared.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(shared.screen, TableScreen))
+            screen = shared.screen
+            assert screen.shared and screen.query_one("#presence").region.height == 1
+            assert panel_whole(screen)
+    finally:
+        lobby.close_all()
 
 
 # --- a seat taken back by its rejoin code from another connection ----------------------------
