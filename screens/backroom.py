@@ -384,8 +384,9 @@ class CampaignTableScreen(HostedScreen):
             yield OptionList(id="campaign-choices")
             yield Static(
                 Content(
-                    "Enter sets the table; its seats for people are for those who join (from"
-                    " the next round, when you have played some of this one)."
+                    "Enter sets the table; its seats for people are for those who join. A"
+                    " round you have begun is yours alone: set the campaign again once it is"
+                    " over, and its next round is open to others."
                 ),
                 id="lobby-help",
             )
@@ -558,6 +559,7 @@ class WaitingScreen(HostedScreen):
                 return Content(
                     "Press s to start. This round began before the table was set, so it is"
                     " yours alone: the stand-in plays the other seats, and others may watch."
+                    " Once it is over, leave and set the campaign again (c) for others to join."
                 )
             if not missing:
                 return Content("Everyone is here: press s to start.")

@@ -182,7 +182,8 @@ class SharedTable:
 
 OWNERS_ALONE = (
     "this campaign's round under way began before it was set here, so its owner may know"
-    " its dice: nobody else sits at it until that round is over"
+    " its dice: nobody else sits at this table (once that round is over, its owner may set"
+    " the campaign again for the next)"
 )
 
 
