@@ -10,6 +10,7 @@ import random
 import re
 from collections.abc import Callable
 
+import pytest
 import redis
 import test_ssh
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
@@ -441,6 +442,8 @@ async def test_a_seat_claimed_on_one_host_as_the_table_starts_on_another_is_play
         assert store is not None
         release = hold_scripts(store, "_start", "_keep", "_keep_append")
         a.start(table, ivy)
+        with pytest.raises(ValueError, match="starting"):  # on its way: no seat here now
+            a.join(table, BO)
         assert b.join(there, fay) == 1
         raw = redis.Redis.from_url(redis_server.url)
         seats_key = store.seats_key(table.code)

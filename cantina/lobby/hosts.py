@@ -117,7 +117,8 @@ class ManyHosts:
         self._tasks: list[asyncio.Task[None]] = []
         """Following the lobby, beating and sending chat (`share`), once begun."""
         self._claims: set[asyncio.Task[None]] = set()
-        self._starts: set[asyncio.Task[bool]] = set()
+        self._starts: dict[str, asyncio.Task[bool]] = {}
+        """Starts on their way to Redis (`start`), by table."""
         self._catching: set[asyncio.Task[None]] = set()
         """Catch-ups of tables a screen came to (`_screen_came`)."""
         self._stale: set[str] = set()
@@ -174,7 +175,7 @@ class ManyHosts:
 
     def stop(self) -> None:
         """The host stops: it follows, beats and claims no more."""
-        for task in [*self._tasks, *self._claims, *self._starts, *self._catching]:
+        for task in [*self._tasks, *self._claims, *self._starts.values(), *self._catching]:
             task.cancel()
         self._tasks.clear()
 
@@ -256,14 +257,21 @@ class ManyHosts:
             elif answer == -2 and self.tables.get(code) is table:
                 line = START_AGAIN.format(name=by.name)
                 table.chat.hear(ChatLine(HOST_VOICE, "Cantina", line))
-            with contextlib.suppress(StoreAway):
-                await self._refresh(code)  # as Redis has it now (changes held meanwhile)
+            if not dealt:  # as Redis has it now (its changes were held meanwhile)
+                with contextlib.suppress(StoreAway):
+                    await self._refresh(code)
             return dealt
 
         task = asyncio.get_running_loop().create_task(start())
-        self._starts.add(task)
-        task.add_done_callback(self._starts.discard)
+        self._starts[code] = task
+        task.add_done_callback(lambda _: self._starts.pop(code, None))
         return task
+
+    async def started(self, code: str) -> None:
+        """Until this host's start of the table, if one is on its way, is done."""
+        task = self._starts.get(code)
+        if task is not None:
+            await asyncio.wait([task])
 
     async def _start_once(self, shared: RedisStore, table: SharedTable, by: Player) -> int:
         """One try at a table's start in Redis (START's answer), after this host's own

@@ -298,10 +298,8 @@ class Lobby:
     async def started(self, table: SharedTable, by: Player) -> Dealer | None:
         """Start the table (`start`) and wait until it has: its dealer, or None if it did
         not start (closed meanwhile, or its creator asked to press s again)."""
-        dealer = self.start(table, by)
-        while dealer is None and table.starting:
-            await asyncio.sleep(0.01)
-            dealer = table.dealer
+        if self.start(table, by) is None:
+            await self.hosts.started(table.code)
         return table.dealer
 
     def _deal(self, table: SharedTable, *, kept: bool = False) -> Dealer:

@@ -4,7 +4,9 @@ A store keeps each shared table's record (`save`, written behind: the lobby does
 for it, yet it lands before the table's next decision) and its log of decisions, to
 which `append` adds one only if the table's version is still the one the host applied it
 to: a stale decision is refused, as an illegal action is. A host reads every open table
-back with `load` as it starts. `StoreAway` says the store cannot be reached just now.
+back with `load` as it starts, with when each absent player went away (`seat_away`), so
+the stand-in's grace counts on from then. `StoreAway` says the store cannot be reached
+just now.
 
 The store in memory is what `cantina serve` uses with no `--store`: it is not durable, so
 the lobby records nothing in it and the tables live and die with the host process, as
