@@ -331,6 +331,8 @@ class Dealer:
         """The player of `seat` has left the table; after the grace, the stand-in plays."""
         if seat not in self.away_since:
             self.away_since[seat] = since
+            if self.journal is not None:  # kept with the table: a host taking it up after
+                self.journal.store.seat_away(self.journal.code, seat, since)  # a restart
             self.notice(f"{self._name(seat)} has left the table; their seat waits.")
             self._wake()
 
@@ -338,10 +340,24 @@ class Dealer:
         """The player of `seat` is at the table again, and plays their own seat."""
         if self.away_since.pop(seat, None) is None and seat not in self.standing_in:
             return
+        if self.journal is not None:
+            self.journal.store.seat_away(self.journal.code, seat, None)
         if seat in self.standing_in:
             self.standing_in.discard(seat)
             self.table.ai.temperaments[seat] = None
         self.notice(f"{self._name(seat)} is back at the table.")
+        self._wake()
+
+    def went_away(self, away: dict[int, float]) -> None:
+        """Seats whose player went away before this dealer was made (seconds ago, by
+        seat: as the store kept it, `StoredTable.away`): the stand-in's grace counts
+        from then, not from now."""
+        if not away:
+            return
+        now = asyncio.get_running_loop().time()
+        for seat, ago in away.items():
+            if seat in self.owners and seat not in self.away_since:
+                self.away_since[seat] = now - ago
         self._wake()
 
     def stand_in_for(self, seat: int) -> None:

@@ -73,7 +73,7 @@ async def test_a_host_reads_no_log_of_a_table_it_has_no_reason_to_until_a_screen
     try:
         a.arrived(ANA)
         table = a.create(three_seats(), ANA)
-        a.start(table, ANA)
+        await a.started(table, ANA)
         await until(lambda: table.code in b.tables and b.tables[table.code].started)
         await until(lambda: table.dealer.plays_ai)  # A holds the AI lease
         log_key = a.shared.log_key(table.code)
@@ -111,7 +111,7 @@ async def test_a_screen_coming_to_a_table_its_host_did_not_read_catches_up_by_it
     try:
         a.arrived(ANA)
         table = a.create(three_seats(), ANA)
-        a.start(table, ANA)
+        await a.started(table, ANA)
         await until(lambda: table.code in b.tables and b.tables[table.code].started)
         await until(lambda: table.dealer.plays_ai)
         await play(a, table.code, 5, random.Random(8))
@@ -140,7 +140,7 @@ async def test_a_host_that_did_not_follow_a_table_takes_its_lease_from_where_it_
     try:
         a.arrived(ANA)
         table = a.create(three_seats(), ANA)
-        a.start(table, ANA)
+        await a.started(table, ANA)
         await until(lambda: table.code in b.tables and b.tables[table.code].started)
         await until(lambda: table.dealer.plays_ai)
         await play(a, table.code, 4, random.Random(5))

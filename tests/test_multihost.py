@@ -10,6 +10,7 @@ import random
 import re
 from collections.abc import Callable
 
+import pytest
 import redis
 import test_ssh
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
@@ -22,7 +23,7 @@ from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.lobby.code_pool import CODE_POOL
-from cantina.lobby.hosts import CODE_TAKEN, LEASE_DEFER
+from cantina.lobby.hosts import CODE_TAKEN, LEASE_DEFER, START_AGAIN, START_TRIES
 from cantina.lobby.notices import STORE_AWAY, STORE_BACK
 from cantina.lobby.presence import BEAT
 from cantina.lobby.table import MAX_TABLES, record_of
@@ -97,7 +98,7 @@ async def test_a_table_opened_on_one_host_is_joined_and_played_from_another(
         await until(lambda: b.name_of(ANA.identity) == "Ana")  # present on host A
         assert b.join(there, BO) == 1
         await until(lambda: table.seated.get(1) == BO)  # host A sees Bo sit down
-        dealer = a.start(table, ANA)
+        dealer = await a.started(table, ANA)
         thoughts = {"a": count_thoughts(dealer.table)}
         await until(lambda: there.started)
         other = there.dealer
@@ -202,7 +203,7 @@ async def test_the_ai_seats_go_on_on_another_host_when_the_lease_holder_stops(
             seed=21,
         )
         table = a.create(setup, ANA)
-        a.start(table, ANA)
+        await a.started(table, ANA)
         await until(lambda: table.code in b.tables and b.tables[table.code].started)
         mine, theirs = table, b.tables[table.code]
         await until(lambda: mine.dealer.plays_ai or theirs.dealer.plays_ai)
@@ -407,15 +408,29 @@ async def test_hosts_killed_mid_game_lose_no_decision_and_players_come_back_else
         await store.close()
 
 
-async def test_a_seat_claimed_on_one_host_as_the_table_starts_on_another_is_refused_and_told(
+def hold_scripts(store: RedisStore, *names: str) -> asyncio.Event:
+    """Hold the store's scripts of these names (those it has) until the event is set."""
+    release = asyncio.Event()
+    run = store._run
+    scripts = [getattr(store, name) for name in names if hasattr(store, name)]
+
+    async def held(script, keys, args):
+        if script in scripts:
+            await release.wait()
+        return await run(script, keys, args)
+
+    store._run = held  # type: ignore[method-assign]
+    return release
+
+
+async def test_a_seat_claimed_on_one_host_as_the_table_starts_on_another_is_played(
     redis_server,  # noqa: F811
 ):
-    """Ivy starts her table on host A while Fay sits down on host B: Fay's claim reaches
-    Redis after Ivy's start was decided on A (her dealer made with the stand-in in seat 2)
-    but before A's record of the start (held here until then, so the race always goes
-    so). The start's seats as played are the table's: Fay does not sit at it, on either
-    host nor in Redis, and she is told so on her host, in one line, not left watching
-    with no word why (issue 15)."""
+    """Ivy presses s on host A while Fay sits down on host B, and Fay's claim reaches
+    Redis before A's start does (A's start is held here until then, so the race always
+    goes so). The start is checked against the seats Redis holds: it is dealt again with
+    Fay in seat 2, and she plays there, on both hosts and in Redis, with no word of a seat
+    lost (issue 15)."""
     a, b = await host(redis_server.url), await host(redis_server.url)
     ivy, fay = Player("key:ivy", "Ivy"), Player("key:fay", "Fay")
     try:
@@ -425,25 +440,52 @@ async def test_a_seat_claimed_on_one_host_as_the_table_starts_on_another_is_refu
         there = b.tables[table.code]
         store = a.shared
         assert store is not None
-        release = asyncio.Event()
-        run = store._run
-
-        async def held(script, keys, args):  # A's start is written only once Fay sat
-            if script in (store._keep, store._keep_append):
-                await release.wait()
-            return await run(script, keys, args)
-
-        store._run = held  # type: ignore[method-assign]
+        release = hold_scripts(store, "_start", "_keep", "_keep_append")
         a.start(table, ivy)
+        with pytest.raises(ValueError, match="starting"):  # on its way: no seat here now
+            a.join(table, BO)
         assert b.join(there, fay) == 1
         raw = redis.Redis.from_url(redis_server.url)
         seats_key = store.seats_key(table.code)
         await until(lambda: raw.hexists(seats_key, "1") and not b.hosts._claiming)
         release.set()  # Fay's claim went through first: now A's start lands
+        await until(lambda: table.started and there.started)
+        assert table.seat_of(fay.identity) == 1 and there.seat_of(fay.identity) == 1
+        assert sorted(raw.hgetall(seats_key)) == [b"0", b"1"]
+        for dealt in (table, there):
+            assert dealt.setup.seats[1] == Seat("Fay")  # a person's seat, not the stand-in's
+            assert dealt.dealer is not None and dealt.dealer.owners[1] == fay.identity
+        record = decode_record(raw.hget(store.table_key(table.code), "record"))
+        assert record.started and set(record.seated) == {0, 1}
+        await asyncio.sleep(0.3)
+        assert not there.chat.lines and not table.chat.lines  # nobody told of a lost seat
+    finally:
+        await stop(a, b)
+
+
+async def test_a_seat_claimed_on_one_host_after_the_table_started_on_another_is_refused(
+    redis_server,  # noqa: F811
+):
+    """Fay sits down on host B a moment after Ivy's start reached Redis from host A (B's
+    claim held here until then): Redis refuses the claim, the table plays without her on
+    both hosts, and she is told so on her host, in one line (issue 15)."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    ivy, fay = Player("key:ivy", "Ivy"), Player("key:fay", "Fay")
+    try:
+        setup = TableSetup("valdes", ValDesSettings(seats=2), (Seat("Ivy"), Seat("Second")), seed=3)
+        table = a.create(setup, ivy)
+        await until(lambda: table.code in b.tables and b.tables[table.code].seated)
+        there = b.tables[table.code]
+        assert b.shared is not None
+        release = hold_scripts(b.shared, "_seat")
+        assert b.join(there, fay) == 1
+        assert await a.started(table, ivy) is not None
+        release.set()  # the table started in Redis: now Fay's claim lands
         await until(lambda: there.started)
         await until(lambda: there.chat.lines)
         assert there.seat_of(fay.identity) is None and table.seat_of(fay.identity) is None
-        assert list(raw.hgetall(seats_key)) == [b"0"]
+        raw = redis.Redis.from_url(redis_server.url)
+        assert list(raw.hgetall(b.shared.seats_key(table.code))) == [b"0"]
         assert [line.plain() for line in there.chat.lines] == [
             "Cantina: Fay: the table started through another host a moment before your seat"
             " 2 reached it, so it plays without you; you may watch, or leave for another"
@@ -452,6 +494,48 @@ async def test_a_seat_claimed_on_one_host_as_the_table_starts_on_another_is_refu
         await asyncio.sleep(0.3)
         assert len(there.chat.lines) == 1  # told once
         assert not table.chat.lines
+    finally:
+        await stop(a, b)
+
+
+async def test_a_start_whose_seats_keep_changing_is_refused_and_its_creator_told(
+    redis_server,  # noqa: F811
+):
+    """Each try of Ivy's start finds the seats in Redis changed (a claim through another
+    host, made here before each try lands): after START_TRIES deals the table has not
+    started anywhere, and Ivy is told in one line to press s again; pressed again, with
+    the seats still, it starts with everyone Redis seated."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    ivy = Player("key:ivy", "Ivy")
+    try:
+        seats = tuple(Seat(f"P{i}") for i in range(START_TRIES + 2))
+        setup = TableSetup("valdes", ValDesSettings(seats=len(seats)), seats, seed=3)
+        table = a.create(setup, ivy)
+        await until(lambda: table.code in b.tables and b.tables[table.code].seated)
+        there = b.tables[table.code]
+        store = a.shared
+        assert store is not None
+        start = store.start
+        joined: list[Player] = []
+
+        async def crowded(record):  # someone sits down through B before each try
+            person = Player(f"key:p{len(joined)}", f"P{len(joined)}")
+            joined.append(person)
+            assert b.join(there, person) is not None
+            await until(lambda: not b.hosts._claiming and there.seat_of(person.identity))
+            return await start(record)
+
+        store.start = crowded  # type: ignore[method-assign]
+        assert await a.started(table, ivy) is None
+        assert len(joined) == START_TRIES and not table.started
+        assert [line.plain() for line in table.chat.lines] == [
+            "Cantina: " + START_AGAIN.format(name="Ivy")
+        ]
+        store.start = start  # type: ignore[method-assign]
+        dealer = await a.started(table, ivy)
+        assert dealer is not None and set(dealer.owners) == set(range(START_TRIES + 1))
+        await until(lambda: there.started)
+        assert seat_people(there) == seat_people(table)
     finally:
         await stop(a, b)
 
@@ -476,7 +560,7 @@ async def test_a_late_record_from_another_host_neither_reopens_nor_unstarts_a_ta
         again = a.create(four_seats(), ANA)
         await until(lambda: again.code in b.tables)
         stale = record_of(b.tables[again.code])
-        a.start(again, ANA)
+        await a.started(again, ANA)
         await until(lambda: b.tables[again.code].started)
         b.store.save(stale)
         await asyncio.sleep(0.5)
@@ -508,7 +592,7 @@ async def test_the_host_a_table_started_on_plays_its_ai_seats_not_another_beatin
             return await beat(*args)
 
         store.beat = slow_beat  # type: ignore[method-assign]
-        a.start(table, ANA)
+        await a.started(table, ANA)
         await until(lambda: table.code in b.tables and b.tables[table.code].dealer is not None)
         b.hosts.wake_beat()
         await asyncio.sleep(1.2)  # b has beaten, and let the lease be
@@ -534,7 +618,7 @@ async def test_a_host_that_stops_gives_up_its_leases_at_once(
             "valdes", ValDesSettings(seats=2), (Seat("Ana"), Seat("Cyd", "Expert")), seed=5
         )
         table = a.create(setup, ANA)
-        a.start(table, ANA)
+        await a.started(table, ANA)
         await until(lambda: table.dealer.plays_ai)
         store = b.shared
         assert store is not None
@@ -555,7 +639,7 @@ async def started_on_two_hosts(a: Lobby, b: Lobby) -> tuple[SharedTable, Dealer,
     await until(lambda: table.code in b.tables)
     b.join(b.tables[table.code], BO)
     await until(lambda: table.seated.get(1) == BO)
-    one = a.start(table, ANA)
+    one = await a.started(table, ANA)
     await until(lambda: b.tables[table.code].started)
     two = b.tables[table.code].dealer
     assert two is not None
@@ -669,7 +753,7 @@ async def test_a_redis_away_for_a_while_holds_both_hosts_and_play_goes_on(
         await until(lambda: table.code in b.tables)
         b.join(b.tables[table.code], BO)
         await until(lambda: table.seated.get(1) == BO)
-        one = a.start(table, ANA)
+        one = await a.started(table, ANA)
         await until(lambda: b.tables[table.code].started)
         two = b.tables[table.code].dealer
         assert two is not None
@@ -731,7 +815,7 @@ async def test_nobody_is_away_for_the_moment_their_host_takes_to_speak_after_red
         b.arrived(BO)
         b.join(b.tables[table.code], BO)
         await until(lambda: table.seated.get(1) == BO)
-        one = a.start(table, ANA)
+        one = await a.started(table, ANA)
         await until(lambda: b.tables[table.code].started)
         two = b.tables[table.code].dealer
         assert two is not None

@@ -1,12 +1,14 @@
 """The store's scripts against a real redis-server: what a beat, a pool's renewal and a
-decision send (INFO commandstats), and that a Redis started again without the scripts
-still runs them all."""
+decision send (INFO commandstats), that a Redis started again without the scripts
+still runs them all, and what a start and a player's going away do there."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any
 
+import msgspec
 import redis
 from redis_server import RedisServer, needs_redis, redis_server  # noqa: F401
 from test_store import duel
@@ -115,3 +117,67 @@ async def test_a_redis_started_again_without_the_scripts_still_runs_them(tmp_pat
     finally:
         await store.close()
         server.stop()
+
+
+async def test_a_start_goes_through_only_on_the_seats_redis_holds(redis_server):  # noqa: F811
+    """START (issue 15): a start dealt for seats Redis no longer holds (Bo sat down through
+    another host meanwhile) is refused, with nothing written; dealt for the seats it holds,
+    it starts the table once; a claim after it is refused by SEAT; a table not there is
+    not started."""
+    store = RedisStore.from_url(redis_server.url)
+    admin = redis.Redis.from_url(redis_server.url)
+    ana, bo = SeatedRecord(ANA.identity, ANA.name), SeatedRecord("key:bo", "Bo")
+    try:
+        await store.ping()
+        store.save(msgspec.structs.replace(table("ABCD"), started=False), new=True)
+        await store.flush()
+        assert await store.seat("ABCD", 0, "sit", ANA)
+        assert await store.seat("ABCD", 1, "sit", Seating(bo.identity, bo.name))
+        for_ana = msgspec.structs.replace(table("ABCD"), seated={0: ana})
+        assert await store.start(for_ana) == -2
+        assert admin.hget(store.table_key("ABCD"), "started") is None
+        for_both = msgspec.structs.replace(table("ABCD"), seated={0: ana, 1: bo})
+        assert await store.start(for_both) == 1
+        assert admin.hget(store.table_key("ABCD"), "started") == b"1"
+        assert await store.start(for_both) == 0
+        assert await store.seat("ABCD", 2, "sit", Seating("key:cy", "Cy")) is False
+        stored = await store.table("ABCD", entries=False)
+        assert stored is not None and stored.record == for_both
+        assert await store.start(msgspec.structs.replace(for_both, code="WXYZ")) == -1
+        assert not admin.exists(store.table_key("WXYZ"))
+    finally:
+        admin.close()
+        await store.close()
+
+
+async def test_when_a_player_went_away_is_kept_on_redis_clock_earliest_first(
+    redis_server,  # noqa: F811
+):
+    """AWAY: a seat's moment is kept as the earliest any host said, read back as seconds
+    ago; a player back clears it; a table not in Redis gets none."""
+    store = RedisStore.from_url(redis_server.url)
+    admin = redis.Redis.from_url(redis_server.url)
+
+    async def written() -> None:
+        while store._gone or (store._gone_writer is not None and not store._gone_writer.done()):
+            await asyncio.sleep(0.01)
+
+    try:
+        await store.ping()
+        await opened(store, "ABCD")
+        now = asyncio.get_running_loop().time()
+        store.seat_away("ABCD", 1, now - 30)
+        await written()
+        store.seat_away("ABCD", 1, now - 10)  # another host, later: the first moment stays
+        store.seat_away("NONE", 0, now)
+        await written()
+        stored = await store.table("ABCD", entries=False)
+        assert stored is not None and list(stored.away) == [1] and 30 <= stored.away[1] < 31
+        assert not admin.exists(store.away_key("NONE"))
+        store.seat_away("ABCD", 1, None)
+        await written()
+        stored = await store.table("ABCD", entries=False)
+        assert stored is not None and stored.away == {}
+    finally:
+        admin.close()
+        await store.close()

@@ -145,7 +145,7 @@ async def test_a_lobby_takes_its_tables_up_again_from_redis(redis_server):  # no
     ana, guest = Player("key:ana", "Ana"), Player("guest:1", "Gus")
     table = lobby.create(setup, ana)
     lobby.join(table, guest)
-    dealer = lobby.start(table, ana)
+    dealer = await lobby.started(table, ana)
     rng = random.Random(3)
     for _ in range(5):
         await wait_for(lambda: dealer.turn.kind == ASKING)

@@ -57,9 +57,12 @@ class Dealers:
                 dealer.stand_in_for(seat)
         return dealer
 
-    def replayed(self, table: SharedTable, entries: list[Entry]) -> Dealer:
+    def replayed(
+        self, table: SharedTable, entries: list[Entry], away: dict[int, float] | None = None
+    ) -> Dealer:
         """The dealer of a started table the store kept, its logged decisions applied
-        (shown from the table's start, unless the caller counts them as seen)."""
+        (shown from the table's start, unless the caller counts them as seen), with the
+        seats whose player was away, since when (`StoredTable.away`)."""
         live = LiveTable(table.setup)
         for entry in entries:
             apply_entry(live, entry)
@@ -68,6 +71,7 @@ class Dealers:
             live, pace=self.pace, grace=self.away_grace, stand_in=table.stand_in, journal=journal
         )
         dealer.owners = owners(table)
+        dealer.went_away(away or {})
         return dealer
 
     def rebuilt(self, stored: StoredTable) -> SharedTable:
@@ -82,7 +86,7 @@ class Dealers:
         table.seated = seated_of(record, setup)
         table.rejoin = dict(record.rejoin)
         if record.started:
-            self.replayed(table, stored.entries).caught_up()
+            self.replayed(table, stored.entries, stored.away).caught_up()
         return table
 
 

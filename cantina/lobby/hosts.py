@@ -9,7 +9,9 @@ table is applied by the dealer of every host following it as it arrives. Another
 dealer of the table stands where it was, and reads on from there, missing nothing, once
 it has a reason to (`_catch_up`): a decision at one table does not wake every host. A
 seat is claimed by one script in Redis (`RedisStore.seat`): two hosts cannot give it to
-two people; a host that loses the race takes the table as Redis has it. Each second
+two people; a host that loses the race takes the table as Redis has it. A table starts in
+Redis first (`start`), checked there against the seats claimed: a seat taken through
+another host as its creator pressed s plays, and one claimed after it is refused. Each second
 (`_beat`) a host says who follows each table from it (so a player at a table through
 another host is not away, and the table is not swept as empty) and takes or keeps the
 lease on the AI seats of the started tables: the host holding it plays them, and the
@@ -25,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from functools import partial
 
 from cantina.chat import ChatLine
@@ -34,7 +37,14 @@ from cantina.lobby.dealers import Dealers
 from cantina.lobby.notices import StoreNotices
 from cantina.lobby.presence import BEAT, ON_THE_WAY, Presence
 from cantina.lobby.rooms import HOST_VOICE, ChatRooms
-from cantina.lobby.table import MAX_TABLES, Player, SharedTable, seated_of
+from cantina.lobby.table import (
+    MAX_TABLES,
+    Player,
+    SharedTable,
+    record_of,
+    seat_people,
+    seated_of,
+)
 from cantina.store.memory import StoreAway, stop_if_cancelled
 from cantina.store.records import StoredTable, decode_setup
 from cantina.store.redis_store import RedisStore, Seating
@@ -49,6 +59,17 @@ STARTED_WITHOUT = (
     "{name}: the table started through another host a moment before your seat {seat} reached"
     " it, so it plays without you; you may watch, or leave for another table."
 )
+START_AGAIN = (
+    "{name}: the seats kept changing through other hosts as you started the table, so it"
+    " has not started; see who sits where now, and press s again."
+)
+START_WAITS = (
+    "{name}: the table store (Redis) is out of reach, so the table starts once it is back"
+    " (its seats are checked there first)."
+)
+START_TRIES = 5
+"""Deals a start tries (each after a claim through another host changed the seats)
+before the starter is asked to press s again."""
 FOLLOW_BLOCK_MS = 1000
 """How long one blocking read of the streams waits before it looks again (well under the
 client's socket timeout)."""
@@ -96,6 +117,8 @@ class ManyHosts:
         self._tasks: list[asyncio.Task[None]] = []
         """Following the lobby, beating and sending chat (`share`), once begun."""
         self._claims: set[asyncio.Task[None]] = set()
+        self._starts: dict[str, asyncio.Task[bool]] = {}
+        """Starts on their way to Redis (`start`), by table."""
         self._catching: set[asyncio.Task[None]] = set()
         """Catch-ups of tables a screen came to (`_screen_came`)."""
         self._stale: set[str] = set()
@@ -118,6 +141,8 @@ class ManyHosts:
         self._lost: dict[str, list[tuple[int, Player]]] = {}
         """Seats given here that Redis gave to someone else, by table: their people are
         told once this host has the table as Redis has it."""
+        self._starting: set[str] = set()
+        """Tables this host is starting, their start on its way to Redis (`start`)."""
         if shared is not None:
             shared.host = host_id
             shared.on_taken(self._code_taken)
@@ -150,7 +175,7 @@ class ManyHosts:
 
     def stop(self) -> None:
         """The host stops: it follows, beats and claims no more."""
-        for task in [*self._tasks, *self._claims, *self._catching]:
+        for task in [*self._tasks, *self._claims, *self._starts.values(), *self._catching]:
             task.cancel()
         self._tasks.clear()
 
@@ -173,15 +198,15 @@ class ManyHosts:
 
         async def claim() -> None:
             try:
-                for _ in range(20):
+                while True:  # until Redis answers: a start waits for its claims to land
                     try:
                         done = await shared.seat(table.code, seat, mode, who, before)
                         break
                     except StoreAway:
                         stop_if_cancelled()
+                        if self.tables.get(table.code) is not table:
+                            return  # closed here meanwhile
                         await asyncio.sleep(0.5)
-                else:
-                    return
             finally:
                 self._claiming[table.code] -= 1
                 if not self._claiming[table.code]:
@@ -201,6 +226,89 @@ class ManyHosts:
         task = asyncio.get_running_loop().create_task(claim())
         self._claims.add(task)
         task.add_done_callback(self._claims.discard)
+
+    def start(
+        self, table: SharedTable, by: Player, deal: Callable[[SharedTable], object]
+    ) -> asyncio.Task[bool]:
+        """Start a table in Redis, then `deal` it here: the start is checked there, in one
+        script (START), against the seats Redis holds, so a seat claimed through another
+        host as the creator pressed s is played, not dropped. If the seats changed, the
+        table is read again and dealt from the seats as Redis has them, up to START_TRIES
+        times; then the creator is told in one line to press s again. Its seats take no
+        new claim here meanwhile (`SharedTable.starting`). Whether it started here."""
+        assert self.shared is not None
+        shared, code = self.shared, table.code
+        table.starting = True
+        self._starting.add(code)
+
+        async def start() -> bool:
+            answer = -2
+            try:
+                for _ in range(START_TRIES):
+                    answer = await self._start_once(shared, table, by)
+                    if answer != -2:
+                        break
+            finally:
+                table.starting = False
+                self._starting.discard(code)
+            dealt = answer == 1 and self.tables.get(code) is table and table.dealer is None
+            if dealt:
+                deal(table)
+            elif answer == -2 and self.tables.get(code) is table:
+                line = START_AGAIN.format(name=by.name)
+                table.chat.hear(ChatLine(HOST_VOICE, "Cantina", line))
+            if not dealt:  # as Redis has it now (its changes were held meanwhile)
+                with contextlib.suppress(StoreAway):
+                    await self._refresh(code)
+            return dealt
+
+        task = asyncio.get_running_loop().create_task(start())
+        self._starts[code] = task
+        task.add_done_callback(lambda _: self._starts.pop(code, None))
+        return task
+
+    async def started(self, code: str) -> None:
+        """Until this host's start of the table, if one is on its way, is done."""
+        task = self._starts.get(code)
+        if task is not None:
+            await asyncio.wait([task])
+
+    async def _start_once(self, shared: RedisStore, table: SharedTable, by: Player) -> int:
+        """One try at a table's start in Redis (START's answer), after this host's own
+        claims at it have landed; when the seats had changed (-2), the table takes them
+        as Redis has them, for the next try. While Redis is away, it waits for it (the
+        starter told so, once)."""
+        code = table.code
+        told = False
+
+        def waits() -> None:
+            nonlocal told
+            if not told:
+                told = True
+                line = START_WAITS.format(name=by.name)
+                table.chat.hear(ChatLine(HOST_VOICE, "Cantina", line))
+
+        while True:
+            try:
+                while code in self._claiming:  # this host's own claims land first
+                    if not shared.available:
+                        waits()
+                    await asyncio.sleep(0.01)
+                if self.tables.get(code) is not table:
+                    return -1
+                answer = await shared.start(record_of(table, seat_people(table), started=True))
+                if answer != -2:
+                    return answer
+                stored = await shared.table(code, entries=False)
+                if stored is None:
+                    return -1
+                table.seated = seated_of(stored.record, table.setup)
+                table.rejoin = dict(stored.record.rejoin)
+                return -2
+            except StoreAway:
+                stop_if_cancelled()
+                waits()
+                await asyncio.sleep(0.5)
 
     def _code_taken(self, code: str) -> None:
         """A table set here while Redis was out of reach found its code gone to another
@@ -232,10 +340,10 @@ class ManyHosts:
 
     def _started_without(self, table: SharedTable, seat: int, player: Player) -> None:
         """Tell the person seated through this host whom the table's start, on another
-        host, left out: their claim reached Redis after the start was decided there but
-        before its record (the seats as played, which Redis then keeps: KEEP), so it was
-        taken, then undone. One line of the table's chat, as for a seat lost (`_seat_lost`):
-        they are not left watching with no word why."""
+        host, left out: their claim reached Redis after the start (START), which refused
+        it (or, from a host of an older version, took it and undid it: KEEP). One line of
+        the table's chat, as for a seat lost (`_seat_lost`): they are not left watching
+        with no word why."""
         if table.seat_of(player.identity) is not None:
             return
         table.chat.hear(
@@ -333,12 +441,12 @@ class ManyHosts:
         table = self.tables.get(code)
         if table is not None and table.campaign is not None:
             return  # a campaign's table is its host's alone
-        if self.shared.pending(code) or code in self._claiming:
+        if self.shared.pending(code) or code in self._claiming or code in self._starting:
             self._stale.add(code)  # this host's own change is on its way: read it after
             return
         self._stale.discard(code)
         stored = await self.shared.table(code, entries=False)
-        if self.shared.pending(code) or code in self._claiming:
+        if self.shared.pending(code) or code in self._claiming or code in self._starting:
             self._stale.add(code)  # a change of this host's came as it was read: after it
             return
         table = self.tables.get(code)
@@ -354,7 +462,7 @@ class ManyHosts:
                 return
             entries = await self.shared.entries(code) if record.started else []
             try:
-                table = self.dealers.rebuilt(StoredTable(record, entries))
+                table = self.dealers.rebuilt(StoredTable(record, entries, stored.away))
             except (ValueError, IllegalAction) as err:
                 log.warning("table %s cannot be rebuilt from the store: %s", code, err)
                 return
@@ -375,7 +483,10 @@ class ManyHosts:
         table.rejoin = dict(record.rejoin)
         lost = self._lost.pop(code, [])
         for seat, player in lost:
-            self._seat_lost(table, seat, player)
+            if record.started and seat not in table.seated:  # refused: it had started
+                self._started_without(table, seat, player)
+            else:
+                self._seat_lost(table, seat, player)
         if record.started:
             told = {player.identity for _, player in lost}
             for seat, player in self._sat.pop(code, {}).values():
@@ -388,7 +499,7 @@ class ManyHosts:
             entries = await self.shared.entries(code)
             if table.dealer is not None or self.tables.get(code) is not table:
                 return
-            dealer = self.dealers.replayed(table, entries)  # shown from its start here
+            dealer = self.dealers.replayed(table, entries, stored.away)  # shown from its start
             self.adopt(table)
             now = asyncio.get_running_loop().time()
             table.on_the_way_until = now + ON_THE_WAY

@@ -278,20 +278,40 @@ class Lobby:
         for table in self.presence.unheld(list(self.tables.values()), now, wait):
             self.close(table)
 
-    def start(self, table: SharedTable, by: Player) -> Dealer:
+    def start(self, table: SharedTable, by: Player) -> Dealer | None:
         """The creator starts: the people take their seats under their own names, and the
-        stand-in AI fills every human seat left empty."""
+        stand-in AI fills every human seat left empty. With a shared lobby the start goes
+        to Redis first, checked there against the seats it holds (`ManyHosts.start`): the
+        table starts here once Redis has it started (None until then; its waiting room
+        follows it as it does)."""
         if by.identity != table.creator.identity:
             raise ValueError("only the table's creator starts it")
         if table.dealer is not None:
             return table.dealer
+        if table.starting:
+            return None
+        if self.shared is not None and table.campaign is None:
+            self.hosts.start(table, by, partial(self._deal, kept=True))
+            return None
+        return self._deal(table)
+
+    async def started(self, table: SharedTable, by: Player) -> Dealer | None:
+        """Start the table (`start`) and wait until it has: its dealer, or None if it did
+        not start (closed meanwhile, or its creator asked to press s again)."""
+        if self.start(table, by) is None:
+            await self.hosts.started(table.code)
+        return table.dealer
+
+    def _deal(self, table: SharedTable, *, kept: bool = False) -> Dealer:
+        """Deal a table starting here (`kept`: the shared store has its start already)."""
         dealer = self.dealers.starting(table)
         dealer.on_follow = partial(self.notices.came, table)  # its players' screens
         if dealer.journal is not None and self.shared is not None:
             dealer.plays_ai = False  # until this host holds the table's lease (next beat)
             self.hosts.share()
             self.hosts.wake_beat()
-        keep_table(self.store, table)
+        if not kept:
+            keep_table(self.store, table)
         return dealer.start()
 
     def close(self, table: SharedTable, *, keep: bool = False) -> None:

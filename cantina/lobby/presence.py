@@ -120,8 +120,11 @@ class Presence:
         return table.code in self.elsewhere and time.monotonic() >= self.heard_again
 
     def there(self, table: SharedTable, identity: str) -> bool:
-        """Whether this person follows the table from some host (by the last beat)."""
-        return identity in self.elsewhere.get(table.code, ())
+        """Whether this person follows the table from some host (by the last beat). Not
+        one whose last session here ended lately (`gone`): what this host said of them
+        may still be in the store, and their seat, away at once, would be back at the
+        next look and away again as that lapsed, its grace begun anew seconds late."""
+        return identity in self.elsewhere.get(table.code, ()) and not self.gone_lately(identity)
 
     def look(self, table: SharedTable, now: float) -> None:
         """One look at a started table (the host looks every second): a player none of

@@ -46,6 +46,8 @@ class Seats:
             return seat
         if table.started:
             raise ValueError("that table is already playing; you may watch it")
+        if table.starting:
+            raise ValueError("that table is starting; you may watch it")
         if table.owners_alone:
             raise ValueError(f"{table.owners_alone}; you may watch it")
         if not table.free_seats:

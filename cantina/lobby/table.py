@@ -85,6 +85,9 @@ class SharedTable:
     """Who took a seat at the table through this host (set it, joined, or rejoined), by
     identity: with many hosts, this host reads the log of a table its own people sit at
     (`ManyHosts._worth_following`)."""
+    starting: bool = False
+    """Its start is on its way to the shared store, which checks it against the seats it
+    holds (`ManyHosts.start`): nobody sits down here meanwhile."""
     owners_alone: str = ""
     """Why nobody but its creator may sit at this campaign's table, if so (`seal`)."""
 
@@ -215,20 +218,23 @@ def seated_of(record: TableRecord, setup: TableSetup) -> dict[int, Player]:
     }
 
 
-def record_of(table: SharedTable) -> TableRecord:
-    """What a store keeps of a table: its setup (as played, once started) and seats."""
+def record_of(
+    table: SharedTable, setup: TableSetup | None = None, *, started: bool | None = None
+) -> TableRecord:
+    """What a store keeps of a table: its setup (as played, once started) and seats (a
+    start on its way: the setup it is to be played with, and `started`)."""
 
     def seated(player: Player) -> SeatedRecord:
         return SeatedRecord(player.identity, player.name)
 
     return TableRecord(
         code=table.code,
-        setup=encode_setup(table.setup),
+        setup=encode_setup(setup if setup is not None else table.setup),
         creator=seated(table.creator),
         stand_in=table.stand_in,
         seated={seat: seated(p) for seat, p in table.seated.items()},
         rejoin=dict(table.rejoin),
-        started=table.started,
+        started=table.started if started is None else started,
     )
 
 

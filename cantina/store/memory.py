@@ -4,7 +4,9 @@ A store keeps each shared table's record (`save`, written behind: the lobby does
 for it, yet it lands before the table's next decision) and its log of decisions, to
 which `append` adds one only if the table's version is still the one the host applied it
 to: a stale decision is refused, as an illegal action is. A host reads every open table
-back with `load` as it starts. `StoreAway` says the store cannot be reached just now.
+back with `load` as it starts, with when each absent player went away (`seat_away`), so
+the stand-in's grace counts on from then. `StoreAway` says the store cannot be reached
+just now.
 
 The store in memory is what `cantina serve` uses with no `--store`: it is not durable, so
 the lobby records nothing in it and the tables live and die with the host process, as
@@ -15,6 +17,7 @@ lets the tests run the recording path without a Redis.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -65,6 +68,11 @@ class TableStore(Protocol):
     def drop(self, code: str) -> None:
         """Forget a closed table, its record and log."""
 
+    def seat_away(self, code: str, seat: int, since: float | None) -> None:
+        """Keep when a started table's seat's player went away (`since`, on the event
+        loop's clock; the earliest a host says), or that they are back (None): written
+        behind, as `save`, and read back with the table (`StoredTable.away`)."""
+
     async def append(self, code: str, version: int, entry: Entry) -> bool:
         """Add `entry` as the table's decision number `version + 1` if the table's version
         is `version` still; False, and nothing changes, if not (StoreAway)."""
@@ -86,6 +94,8 @@ class InProcessStore:
         self.durable = durable
         self.records: dict[str, TableRecord] = {}
         self.logs: dict[str, list[Entry]] = {}
+        self.gone: dict[str, dict[int, float]] = {}
+        """When each seat's player went away, by table (`time.monotonic`)."""
         self.away = False
         """Tests set it: every call then raises StoreAway, as a Redis that went would."""
         self._listeners: list[StatusListener] = []
@@ -106,9 +116,13 @@ class InProcessStore:
     async def load(self) -> list[StoredTable]:
         self._reach()
         return [
-            StoredTable(record, list(self.logs.get(code, [])))
+            StoredTable(record, list(self.logs.get(code, [])), self._away_of(code))
             for code, record in self.records.items()
         ]
+
+    def _away_of(self, code: str) -> dict[int, float]:
+        now = time.monotonic()
+        return {seat: max(now - at, 0.0) for seat, at in self.gone.get(code, {}).items()}
 
     def save(self, record: TableRecord, *, new: bool = False) -> None:
         if self.durable:
@@ -117,6 +131,17 @@ class InProcessStore:
     def drop(self, code: str) -> None:
         self.records.pop(code, None)
         self.logs.pop(code, None)
+        self.gone.pop(code, None)
+
+    def seat_away(self, code: str, seat: int, since: float | None) -> None:
+        if not self.durable or code not in self.records:
+            return
+        seats = self.gone.setdefault(code, {})
+        if since is None:
+            seats.pop(seat, None)
+            return
+        at = time.monotonic() - (asyncio.get_running_loop().time() - since)
+        seats[seat] = min(at, seats.get(seat, at))
 
     async def append(self, code: str, version: int, entry: Entry) -> bool:
         self._reach()

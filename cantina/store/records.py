@@ -124,7 +124,10 @@ def decode_record(data: bytes) -> TableRecord:
 
 
 class StoredTable(msgspec.Struct, frozen=True):
-    """A table as a store holds it: its record and its log so far."""
+    """A table as a store holds it: its record, its log so far, and how long ago each
+    seat's player went away (seconds, as read; seats whose player is away only): a host
+    that takes the table up counts the stand-in's grace from then, not from its start."""
 
     record: TableRecord
     entries: list[Entry]
+    away: dict[int, float] = {}

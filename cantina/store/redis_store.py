@@ -13,6 +13,9 @@ table's keys on one node and the append script may touch them together):
 - `cantina:{CODE}:here`, a hash: who follows the table from some host, each until when
   (ms on Redis's own clock, so hosts' clocks need not agree); `cantina:{CODE}:ai`: the
   lease of the host that plays the AI seats (`beat`).
+- `cantina:{CODE}:away`, a hash: when each seat's player went away from the started
+  table (ms on Redis's clock, the earliest a host said; `AWAY`), so a host that takes the
+  table up after every host restarted counts the stand-in's grace from then.
 - `cantina:{CODE}:code`: a join code a host has drawn and holds for its next tables
   (`reserve`, renewed at each beat): two hosts opening tables at once never share a code.
 - `cantina:lobby:chat` and `cantina:{CODE}:chat`, capped streams: the lines said in the
@@ -51,7 +54,7 @@ from redis.exceptions import AuthenticationError, NoScriptError, RedisError, Res
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from cantina.store.memory import StatusListener, StoreAway
+from cantina.store.memory import StatusListener, StoreAway, stop_if_cancelled
 from cantina.store.records import (
     Entry,
     SeatedRecord,
@@ -104,14 +107,13 @@ return 1
 """Keep a table's record ARGV[1] (started: ARGV[2] is '1'; a new table: ARGV[4] is '1'),
 unless the table has started and this record is one from before, or it is gone and this
 is not a new one: a host that had not heard of the start (or the close) yet does not take
-the table back to its waiting room (or open it again). The record that starts the table
-sets its seats (ARGV[5]) as they were played: a claim still on its way is too late (one
-Redis took after the start was decided, before this record, is undone here: its host
-tells its person, `ManyHosts._started_without`). The
-lobby is told. A new table's record is refused (-1) if another host holds its code
-(KEYS[5]) or made a table under it: this host's hold on the code lapsed while Redis was
-out of its reach (RESERVE_MS), and the code went to another; the table made under it
-notes its host (ARGV[6]), so this host's own write made again is not refused."""
+the table back to its waiting room (or open it again). A table starts through START, which
+checks its seats first; a started record reaching a table Redis has not started (written by
+a host of an older version) sets its seats as played (ARGV[5]). The lobby is told. A new
+table's record is refused (-1) if another host holds its code (KEYS[5]) or made a table
+under it: this host's hold on the code lapsed while Redis was out of its reach
+(RESERVE_MS), and the code went to another; the table made under it notes its host
+(ARGV[6]), so this host's own write made again is not refused."""
 
 _APPEND_AFTER = APPEND.replace("KEYS[2]", "KEYS[6]")
 KEEP_AND_APPEND = (
@@ -121,6 +123,31 @@ KEEP_AND_APPEND = (
 """KEEP (KEYS[1..5], ARGV[1..6]), then APPEND (the log KEYS[6], the version ARGV[7], the
 entry ARGV[8]) unless KEEP refused the record (-3): a table's first decision after its
 record changed (its start) goes in one round trip, not two."""
+
+START = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HGET', KEYS[1], 'started') == '1' then return 0 end
+local want = cjson.decode(ARGV[3])
+local held = redis.call('HGETALL', KEYS[4])
+local count = 0
+for i = 1, #held, 2 do
+  if want[held[i]] ~= cjson.decode(held[i + 1]).identity then return -2 end
+  count = count + 1
+end
+for _ in pairs(want) do count = count - 1 end
+if count ~= 0 then return -2 end
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'started', '1')
+redis.call('HSETNX', KEYS[1], 'version', 0)
+redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', 10000, '*', 'c', ARGV[2])
+return 1
+"""
+"""Start table ARGV[2] with its record ARGV[1] (its setup as played), if the seats hash
+KEYS[4] holds exactly the people ARGV[3] (seat: identity) the record was dealt for: 1 when
+started (and the lobby told), -2 when the seats changed (a claim through another host
+landed first: the host deals again from the seats as Redis has them), 0 when it has
+started already, -1 when the table is gone. A claim that comes after the start is refused
+by SEAT: no seat Redis gave is ever left out of the game, and none is given after."""
 
 SEAT = """
 local seat, who, mode = ARGV[1], ARGV[2], ARGV[4]
@@ -147,6 +174,24 @@ return 1
 free seat of a table not started (not a second seat for one person), `leave` frees one's
 own, `reseat` gives the seat held by ARGV[5] to another (a guest's rejoin code). 1 when
 done (and the lobby told), 0 when refused."""
+
+AWAY = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 1, #ARGV, 2 do
+  if ARGV[i + 1] == '' then
+    redis.call('HDEL', KEYS[2], ARGV[i])
+  else
+    local at = now - tonumber(ARGV[i + 1])
+    local was = tonumber(redis.call('HGET', KEYS[2], ARGV[i]))
+    if not was or at < was then redis.call('HSET', KEYS[2], ARGV[i], at) end
+  end
+end
+return 1
+"""
+"""For each seat ARGV[i] of the table KEYS[1], its player went away ARGV[i + 1] ms ago
+(kept in KEYS[2] on Redis's clock, the earliest said), or is back ('')."""
 
 LEASE = """
 local holder = redis.call('GET', KEYS[1])
@@ -342,6 +387,8 @@ class RedisStore:
         self._keep = client.register_script(KEEP)
         self._keep_append = client.register_script(KEEP_AND_APPEND)
         self._seat = client.register_script(SEAT)
+        self._start = client.register_script(START)
+        self._away = client.register_script(AWAY)
         self._lease = client.register_script(LEASE)
         self._release = client.register_script(RELEASE)
         self._reserve = client.register_script(RESERVE)
@@ -351,6 +398,8 @@ class RedisStore:
             self._keep,
             self._keep_append,
             self._seat,
+            self._start,
+            self._away,
             self._lease,
             self._release,
             self._reserve,
@@ -370,6 +419,10 @@ class RedisStore:
         self._writing = asyncio.Lock()
         self._woken = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
+        self._gone: dict[str, dict[int, float | None]] = {}
+        """When seats' players went away (None: they are back) still to write, by table
+        then seat, on the event loop's clock (`seat_away`)."""
+        self._gone_writer: asyncio.Task[None] | None = None
 
     @classmethod
     def from_url(cls, url: str, *, timeout: float = 2.0) -> RedisStore:
@@ -407,6 +460,9 @@ class RedisStore:
 
     def lease_key(self, code: str) -> str:
         return f"{self.prefix}{{{code}}}:ai"
+
+    def away_key(self, code: str) -> str:
+        return f"{self.prefix}{{{code}}}:away"
 
     def code_key(self, code: str) -> str:
         return f"{self.prefix}{{{code}}}:code"
@@ -544,10 +600,14 @@ class RedisStore:
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.hget(self.table_key(code), "record")
             pipe.hgetall(self.seats_key(code))
-            raw, seats = await self._call(pipe.execute())
+            pipe.hgetall(self.away_key(code))
+            pipe.time()
+            raw, seats, gone, (seconds, micros) = await self._call(pipe.execute())
         if raw is None:
             return None
         try:
+            now = seconds * 1000 + micros // 1000
+            away = {int(k): max(now - int(v), 0) / 1000 for k, v in gone.items()}
             record = decode_record(raw)
             if seats:
                 held = {int(k): msgspec.json.decode(v, type=Seating) for k, v in seats.items()}
@@ -560,7 +620,7 @@ class RedisStore:
         except (ValueError, msgspec.DecodeError) as err:  # damaged: said, and left there
             log.warning("table %s in redis cannot be read: %s", code, err)
             return None
-        return StoredTable(record, log_entries)
+        return StoredTable(record, log_entries, away)
 
     def save(self, record: TableRecord, *, new: bool = False) -> None:
         """Keep a table's record (behind: see the module's notes); `new` for a table just
@@ -576,7 +636,34 @@ class RedisStore:
 
     def drop(self, code: str) -> None:
         self._waiting[code] = None
+        self._gone.pop(code, None)
         self._wake_writer()
+
+    def seat_away(self, code: str, seat: int, since: float | None) -> None:
+        """Keep when a seat's player went away (`since`, on the loop's clock), or that they
+        are back (None), in the table's away hash (AWAY), written behind in order; while
+        Redis is away, tried again every RETRY_WRITES seconds."""
+        self._gone.setdefault(code, {})[seat] = since
+        if self._gone_writer is None or self._gone_writer.done():
+            self._gone_writer = asyncio.get_running_loop().create_task(self._write_gone())
+
+    async def _write_gone(self) -> None:
+        """Write every seat's going away (or coming back) that waits, until none does."""
+        while self._gone:
+            code = next(iter(self._gone))
+            seats = self._gone.pop(code)
+            now = asyncio.get_running_loop().time()
+            args: list[Any] = []
+            for seat, since in seats.items():
+                args += [seat, "" if since is None else max(round((now - since) * 1000), 0)]
+            try:
+                await self._run(self._away, [self.table_key(code), self.away_key(code)], args)
+            except StoreAway:
+                stop_if_cancelled()
+                waiting = self._gone.setdefault(code, {})
+                for seat, since in seats.items():  # unless newer news of the seat came
+                    waiting.setdefault(seat, since)
+                await asyncio.sleep(RETRY_WRITES)
 
     def _wake_writer(self) -> None:
         if self._writer is None or self._writer.done():
@@ -639,6 +726,7 @@ class RedisStore:
                         self.table_key(code),
                         self.log_key(code),
                         self.seats_key(code),
+                        self.away_key(code),
                         self.here_key(code),
                         self.lease_key(code),
                         self.code_key(code),
@@ -721,6 +809,21 @@ class RedisStore:
             [seat, who.identity, msgspec.json.encode(who), mode, before, code],
         )
         return int(answer) == 1
+
+    async def start(self, record: TableRecord) -> int:
+        """Start a table as START does, its record written first if one of this host's
+        waits: 1 started, -2 its seats in Redis are not the record's, 0 started already,
+        -1 gone (StoreAway)."""
+        code = record.code
+        if not await self._flush(code):
+            return -1
+        seats = {str(seat): who.identity for seat, who in record.seated.items()}
+        answer: Any = await self._run(
+            self._start,
+            [self.table_key(code), self.index, self.lobby_key, self.seats_key(code)],
+            [encode(record), code, msgspec.json.encode(seats)],
+        )
+        return int(answer)
 
     async def reserve(self, host: str, codes: list[str]) -> set[str]:
         """Hold (or keep holding) join codes for `host`: those it holds now; a code a table
@@ -819,13 +922,16 @@ class RedisStore:
                 for code in list(self._waiting):
                     with contextlib.suppress(StoreAway):
                         await self._flush(code)
+                if self._gone:
+                    await self._write_gone()
                 host, held = self._held
                 for code in held:
                     with contextlib.suppress(StoreAway):
                         await self._run(self._release, [self.lease_key(code)], [host])
         except TimeoutError:
             log.warning("redis: %d table records were not written", len(self._waiting))
-        if self._writer is not None:
-            self._writer.cancel()
+        for writer in (self._writer, self._gone_writer):
+            if writer is not None:
+                writer.cancel()
         await self.line.close()
         await self.client.aclose()
