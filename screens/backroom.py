@@ -554,6 +554,11 @@ class WaitingScreen(HostedScreen):
         free = f"{missing} seat{'s' if missing != 1 else ''} free" if missing else "no seat free"
         if self.watching:
             return Content(f"You are watching ({free}); when it starts, you follow it.")
+        if self.table.starting:
+            return Content.assemble(
+                (self.table.creator.name, "bold"),
+                " is starting the table: its seats are being checked with the other hosts.",
+            )
         if self.table.creator.identity == self.player.identity:
             if self.table.owners_alone:
                 return Content(
@@ -614,11 +619,19 @@ class WaitingScreen(HostedScreen):
         return True
 
     def action_start(self) -> None:
+        self.run_worker(self._start(), group="start", exclusive=True)
+
+    async def _start(self) -> None:
+        """With a shared lobby the start goes to Redis first (`Lobby.started`): the table
+        is followed as soon as it has started there, not at the next look (`REFRESH`)."""
         try:
-            self.lobby.start(self.table, self.player)
+            dealer = self.lobby.start(self.table, self.player)
         except ValueError as err:
             self.notify(sentence(err), severity="warning", markup=False)
             return
+        if dealer is None:  # on its way: say so now, and wait for it
+            self.follow()
+            await self.lobby.started(self.table, self.player)
         self.follow()
 
     def action_rules(self) -> None:

@@ -10,13 +10,18 @@ from __future__ import annotations
 import asyncio
 
 from redis_server import needs_redis, redis_server  # noqa: F401
+from test_chat import SIZE, hosted
+from test_chat import until as wait
 from test_multihost import ANA, BO, four_seats, host, stop, until
+from textual.widgets import Static
 
 from cantina.lobby import Player
 from cantina.lobby.hosts import START_WAITS
 from cantina.lobby.notices import SETTLING_QUIET, STORE_AWAY, STORE_BACK, STORE_QUIET
 from cantina.lobby.presence import BEAT
 from cantina.lobby.table import SEAT_TAKEN_BACK
+from screens.backroom import LobbyScreen, WaitingScreen
+from screens.table import TableScreen
 
 pytestmark = needs_redis
 
@@ -153,5 +158,33 @@ async def test_a_seat_taken_back_by_its_rejoin_code_on_the_same_host_is_told_at_
         a.rejoin(GUS_AGAIN, code)
         assert dealer.owners[0] == GUS_AGAIN.identity
         assert dealer.notices == [SEAT_TAKEN_BACK.format(name="Gus")]
+    finally:
+        await stop(a)
+
+
+async def test_the_waiting_room_says_a_start_is_on_its_way_and_follows_it_once_redis_has_it(
+    redis_server,  # noqa: F811
+):
+    """Ana presses s in her waiting room while Redis is away: the start waits for Redis
+    (its seats are checked there), and her screen says the table is starting rather than
+    still asking her to press s; once Redis is back and the table started, she is at it."""
+    a = await host(redis_server.url)
+    try:
+        a.arrived(ANA)
+        table = a.create(four_seats(), ANA)
+        app = hosted(a, ANA)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            app.push_screen(WaitingScreen(table))
+            await wait(pilot, lambda: isinstance(app.screen, WaitingScreen))
+            redis_server.stop()
+            await until(lambda: a.notices.told_away, timeout=15)
+            await pilot.press("s")
+            help_line = app.screen.query_one("#waiting-help", Static)
+            await wait(pilot, lambda: "is starting the table" in str(help_line.render()))
+            assert table.starting and not table.started
+            redis_server.start()
+            await until(lambda: table.started, timeout=20)
+            await wait(pilot, lambda: isinstance(app.screen, TableScreen))
     finally:
         await stop(a)
