@@ -699,6 +699,26 @@ async def test_leaving_a_waiting_table_as_its_screen_looks_again_ends_no_session
         assert not app._notifications, "no 'That table was closed.' for the one who left"
 
 
+async def test_those_watching_a_waiting_table_hear_who_left_it_when_it_closes():
+    """Seen in a play-test: bob watched a table not yet started, and its creator, alone at
+    it, left: bob was told only "That table was closed." He now hears who left it."""
+    lobby = Lobby()
+    setup = TableSetup("valdes", ValDesSettings(seats=2, ante=1), (Seat("P"), Seat("P2")), 1)
+    table = lobby.create(setup, ALICE)
+    app = hosted(lobby, BOB)
+    said: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.notify = lambda message, **_: said.append(str(message))  # type: ignore[method-assign]
+        lobby.watch(table, BOB)
+        app.push_screen(WaitingScreen(table, watching=True))
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        lobby.leave_unstarted(table, ALICE)
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), limit=2000)
+    assert said == ["That table was closed: alice left it before it started."]
+    lobby.close_all()
+
+
 async def test_a_table_starting_under_the_chat_history_is_shown_once_it_is_closed():
     """Seen reading the code after a play-test: bob, in the waiting room, reads the whole
     chat (`h`) as alice starts the table. The start popped the history, not the waiting

@@ -58,6 +58,9 @@ TABLES_PER_PLAYER = 2
 """Open tables one player may have set (their unstarted one among them)."""
 EMPTY_AFTER = 60.0
 """Seconds a started table nobody follows (no player, no spectator) stays open."""
+LEFT_UNSTARTED = "That table was closed: {name} left it before it started."
+"""What those watching a table not yet started hear when the one who could start it left
+(the last seated, or a campaign's owner), not only that it closed."""
 
 
 class Lobby:
@@ -266,6 +269,7 @@ class Lobby:
         leaves (someone must be able to start it)."""
         seat = table.seat_of(player.identity)
         if seat is not None and not table.started and self.seats.leave(table, player, seat):
+            table.closed_why = LEFT_UNSTARTED.format(name=player.name)
             self.close(table)
 
     def sweep(self, empty_after: float | None = None) -> None:
