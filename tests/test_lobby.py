@@ -4,6 +4,7 @@ each started table's dealer playing the AI seats and standing in for absent play
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 
@@ -479,4 +480,26 @@ async def test_players_on_their_way_to_a_started_table_are_not_away():
     lobby.check_presence()
     lobby.check_presence()
     assert dealer.notices[-1] == "bob has left the table; their seat waits."
+    lobby.close_all()
+
+
+async def test_the_host_log_says_when_a_table_is_set_started_taken_back_and_closed(caplog):
+    """The host's own view (issue 13): a table's life is in its log, one line each, as
+    logins are; before, nothing said a table was set, started or closed."""
+    caplog.set_level(logging.INFO, logger="cantina.lobby")
+    lobby = Lobby(pace=INSTANT)
+    table = lobby.create(setup(humans=2), ALICE)
+    lobby.join(table, BOB)
+    lobby.start(table, ALICE)
+    lobby.close(table)
+    other = lobby.create(setup(humans=2), CAROL)
+    lobby.leave_unstarted(other, CAROL)
+    code, closed = table.code, other.code
+    assert [r.getMessage() for r in caplog.records if r.name == "cantina.lobby"] == [
+        f"table {code} set: valdes, 3 seats, by 'alice'",
+        f"table {code} started: 'alice', 'bob'",
+        f"table {code} closed",
+        f"table {closed} set: valdes, 3 seats, by 'carol'",
+        f"table {closed} closed: 'carol' left it before it started",
+    ]
     lobby.close_all()

@@ -232,6 +232,14 @@ class Lobby:
         keep_table(self.store, table, new=True)
         self.hosts.claim(table, table.human_seats[0], "sit", creator)
         self.hosts.wake_beat()
+        log.info(
+            "table %s set: %s, %d seats, by %r%s",
+            table.code,
+            setup.game,
+            len(setup.seats),
+            creator.name,
+            " (a campaign)" if campaign is not None else "",
+        )
         return table
 
     def find(self, code: str) -> SharedTable | None:
@@ -261,7 +269,14 @@ class Lobby:
     def rejoin(self, player: Player, code: str) -> SharedTable:
         """Put `player` (a new connection) in the seat whose rejoin code this is
         (`Seats.rejoin`: ValueError for a wrong code, and for every code after too many)."""
-        return self.seats.rejoin(player, code)
+        table = self.seats.rejoin(player, code)
+        log.info(
+            "table %s: seat %s taken back by its rejoin code as %r",
+            table.code,
+            table.seat_of(player.identity),
+            player.name,
+        )
+        return table
 
     def leave_unstarted(self, table: SharedTable, player: Player) -> None:
         """Free this player's seat at a table not yet started; the table closes when the
@@ -270,7 +285,7 @@ class Lobby:
         seat = table.seat_of(player.identity)
         if seat is not None and not table.started and self.seats.leave(table, player, seat):
             table.closed_why = LEFT_UNSTARTED.format(name=player.name)
-            self.close(table)
+            self.close(table, why=f"{player.name!r} left it before it started")
 
     def sweep(self, empty_after: float | None = None) -> None:
         """Close the tables nobody holds (the host looks every second): one not started
@@ -316,15 +331,24 @@ class Lobby:
             self.hosts.wake_beat()
         if not kept:
             keep_table(self.store, table)
+        log.info(
+            "table %s started: %s",
+            table.code,
+            ", ".join(repr(p.name) for p in table.seated.values()),
+        )
         return dealer.start()
 
-    def close(self, table: SharedTable, *, keep: bool = False) -> None:
+    def close(self, table: SharedTable, *, keep: bool = False, why: str = "") -> None:
         """Close a table here; the store forgets it too, unless `keep` (the host stops,
-        and starts again with it)."""
+        and starts again with it). `why` is for the host's log (its people are told
+        `closed_why`)."""
         self.tables.pop(table.code, None)
         self.hosts.forget(table.code)
         if not keep and self.store.durable:
             self.store.drop(table.code)
+        if not keep:
+            why = why or table.closed_why
+            log.info("table %s closed%s", table.code, f": {why}" if why else "")
         table.end()
 
     def close_all(self) -> None:

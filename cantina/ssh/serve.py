@@ -146,12 +146,13 @@ def shown_url(url: str) -> str:
 
 def log_to_stderr(pids: bool = False) -> None:
     """The host's own view: each login, refusal and disconnect (logger `cantina.ssh`,
-    INFO) as one line on stderr, with the time; with several workers, with the process
-    id of the one that wrote it."""
+    INFO), and each table set, started and closed, as one line on stderr, with the time;
+    with several workers, with the process id of the one that wrote it."""
     handler = logging.StreamHandler(sys.stderr)
     who = "cantina[%(process)d]" if pids else "cantina"
     handler.setFormatter(logging.Formatter(f"%(asctime)s {who}: %(message)s"))
-    for name in ("cantina.ssh", "cantina.store"):  # the store: Redis away, and back
+    # the store: Redis away, and back; the lobby: each table set, started and closed
+    for name in ("cantina.ssh", "cantina.store", "cantina.lobby"):
         logger = logging.getLogger(name)
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
