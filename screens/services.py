@@ -37,6 +37,9 @@ class AppServices(Protocol):
     """Whether this player may keep campaigns here (an SSH guest may not)."""
     files_on_host: bool
     """Whether a campaign may be exported to a path the player types (not over SSH)."""
+    person_name: str
+    """What a new table's first seat for a person is called until renamed: "Player 1" at
+    home (hot-seat players share the keyboard), the player's own name over SSH."""
 
     def store_preferences(self) -> None: ...
 

@@ -156,7 +156,9 @@ class SetupScreen(UsesApp, Screen[None]):
     def seat_row(self, seat: int) -> Horizontal:
         """The line of one seat: its number, its name, and who sits there (kept in
         `rows`, as a row added later is not in the screen's DOM until it is mounted)."""
-        default = "Player 1" if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
+        default = (
+            self.cantina.person_name if seat == 0 else DEFAULT_AI[(seat - 1) % len(DEFAULT_AI)]
+        )
         self.given[seat] = default
         name = Input(value=default, id=f"name-{seat}", compact=True, max_length=16)
         kind: Select[str] = Choice(
@@ -324,7 +326,9 @@ class SetupScreen(UsesApp, Screen[None]):
 
     def kind_name(self, seat: int) -> str:
         kind = self.kind_of(seat)
-        return f"Player {seat + 1}" if kind == HUMAN else str(kind)
+        if kind != HUMAN:
+            return kind
+        return self.cantina.person_name if seat == 0 else f"Player {seat + 1}"
 
     def table(self) -> TableSetup:
         count = self.picked("#seat-count")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_chat import ALICE, NoTerminal, hosted, until
 from textual.containers import VerticalScroll
-from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets import Button, Input, OptionList, Select, Static
 
 from cantina.app import CantinaApp
 from cantina.games.victim import VictimSettings
@@ -19,6 +19,7 @@ from screens.footer import KeptKey
 from screens.lobby_help import LOBBY_HELP, LobbyHelpScreen
 from screens.menu import MenuScreen
 from screens.rules import RulesScreen
+from screens.setup import HUMAN, SetupScreen
 
 
 @pytest.fixture(autouse=True)
@@ -39,6 +40,38 @@ async def test_the_lobby_help_fits_80_by_24_without_scrolling():
         assert scroll.max_scroll_y == 0, f"{scroll.virtual_size.height} rows in {scroll.size}"
         text = str(app.screen.query_one("#lobby-help-text", Static).render())
         assert "rejoin code" in text and LOBBY_HELP[-1] in text
+
+
+async def test_playing_alone_from_the_back_room_names_the_first_seat_after_the_player():
+    """Seen in a play-test over SSH: alice, playing alone from the back room's menu, sat
+    as "Player 1" (the hot-seat name of the local app) at a table where the narration and
+    the board speak of her by that name. Her first seat is hers by name; a second person's
+    seat is still "Player 2", and a seat turned back into a person's is hers again."""
+    app = HostedApp(NoTerminal(), colours="truecolor", lobby=Lobby(), player=ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen))
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        setup = app.screen
+        await until(pilot, lambda: setup.query("#name-0"))
+        assert setup.query_one("#name-0", Input).value == "alice"
+        assert setup.table().seats[0].name == "alice"
+        setup.query_one("#kind-0", Select).value = "Bold"
+        await until(pilot, lambda: setup.query_one("#name-0", Input).value.startswith("Bold"))
+        setup.query_one("#kind-0", Select).value = HUMAN
+        await until(pilot, lambda: setup.query_one("#name-0", Input).value == "alice")
+
+
+async def test_the_local_apps_first_seat_is_player_1():
+    """At home the keyboard may be shared (hot seat): the first seat is "Player 1"."""
+    app = CantinaApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await until(pilot, lambda: app.screen.query("#name-0"))
+        assert app.screen.query_one("#name-0", Input).value == "Player 1"
 
 
 async def test_the_menu_opened_from_the_back_room_leads_back_to_it(tmp_path):

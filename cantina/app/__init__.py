@@ -49,12 +49,14 @@ if TYPE_CHECKING:  # the rules core loads with the first table, not with the men
     from screens.table import TableScreen
 
 MIN_SIZE = (80, 24)
+"""The smallest terminal the layout is drawn for; below it a notice asks for more room."""
+PERSON = "Player 1"
+"""A new table's first seat for a person, at home (`AppServices.person_name`)."""
 
 _css_variables: dict[tuple[type, str], tuple[Theme, dict[str, str]]] = {}
 """Each app class's CSS variables for each theme (see `CantinaApp.get_css_variables`)."""
 CSS_VARIABLES_KEPT = 64
 """Themes whose variables are kept at most (the built-in ones and ours are fewer)."""
-"""The smallest terminal the layout is drawn for; below it a notice asks for more room."""
 
 
 def crash_file() -> Path:
@@ -103,6 +105,8 @@ class CantinaApp(OneLineCrash, App[None]):
         """A campaign save to open at start, instead of the menu."""
         self.campaigns_allowed = True
         """Whether this player may keep campaigns here (an SSH guest may not)."""
+        self.person_name = PERSON
+        """A new table's first seat for a person, until renamed (`AppServices`)."""
         self.campaign_session: OpenCampaign | None = None
         """The campaign being played, locked and autosaving, until back at the menu."""
         self.tables_open: list[TableScreen] = []

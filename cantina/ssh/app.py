@@ -87,6 +87,8 @@ class HostedApp(CantinaApp):
         self.terminal = terminal
         self.lobby = lobby
         self.player = player
+        if player is not None:
+            self.person_name = player.name  # who plays alone from the back room's menu
         self.driver_class = ChannelDriver
         self.shared_screen: TableScreen | None = None
         """The screen of the shared table this session last sat at."""
