@@ -182,7 +182,7 @@ async def test_a_campaign_whose_round_under_way_has_begun_is_its_owners_alone(ke
         await ann.expect("Cautious, standing in")
         await ann.expect("the stand-in plays the other seats")  # not "when everyone is here"
         mark = await join(bob, table.code)
-        await bob.expect("this campaign's round under way", since=mark)
+        await bob.expect("campaign's round under way", since=mark)
         assert [p.name for p in table.seated.values()] == ["ann"]
         assert "its owner's alone" in table.summary()
         ann.send("s")
