@@ -122,6 +122,19 @@ class HostedScreen(Screen[Any]):
         return self.hosted.player
 
 
+class CodeField(Input):
+    """The back room's join-code field (`j`): as from the chat's line, Esc gives the keys
+    back to the table list. The field's own binding, so it comes and goes with the focus,
+    in the same change of the screen's keys (a binding of the screen's that only the focus
+    enables changed them a second time, after the footer had dimmed the letter keys in
+    place, and the footer made every key anew: `CantinaFooter._dimmed_in_place`)."""
+
+    BINDINGS = [Binding("escape", "leave", "Back to the list", show=False)]
+
+    def action_leave(self) -> None:
+        self.screen.query_one("#tables", OptionList).focus()
+
+
 class LobbyScreen(HostedScreen):
     """The open tables; make one, join one by its code, or watch one."""
 
@@ -145,8 +158,6 @@ class LobbyScreen(HostedScreen):
         Binding("slash", "chat", "Chat", show=False, priority=True, id="lobby.chat"),
         Binding("h", "chat_history", "Chat history", id="lobby.chat_history", show=False),
         Binding("question_mark", "help", "Help", id="lobby.help", show=False),
-        # as the chat's line: Esc gives the keys back from the code field (`j`)
-        Binding("escape", "leave_code", "Back to the list", id="lobby.leave_code", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -158,7 +169,7 @@ class LobbyScreen(HostedScreen):
             yield Static(id="table-people")
             with Horizontal(id="join-line"):
                 yield Static("Join code ", classes="label")
-                code = Input(
+                code = CodeField(
                     placeholder="ABCD",
                     id="code",
                     compact=True,
@@ -347,12 +358,7 @@ class LobbyScreen(HostedScreen):
             self.app.install_screen(kept, name=KEPT_SETUP)
         self.app.push_screen(kept)
 
-    def action_leave_code(self) -> None:
-        self.query_one("#tables", OptionList).focus()
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "leave_code":
-            return self.query_one("#code", Input).has_focus
         if action == "campaign":
             return self.hosted.campaigns_allowed  # a guest keeps none
         if action == "chat":
