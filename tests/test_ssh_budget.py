@@ -243,6 +243,53 @@ def test_a_player_within_their_burst_is_not_paused_after_a_long_step():
     assert flood.wait() == pytest.approx(0.04 * STEP_PAUSE)
 
 
+def test_a_session_showing_screen_after_screen_pauses_within_its_burst():
+    """One session alternating `v` and Esc, each a screen shown (a long step), well
+    within its burst (its start's allowance): after a few a second kept up
+    (`SCREENS_MANY`), its long steps pause it while a lighter player types, as a
+    strained session's do. A player going from screen to screen now and then, a few in a
+    row, is not paused; nor is one whose long steps are new sizes (a window dragged)."""
+    clock = Clock()
+
+    def session() -> WorkBudget:
+        return WorkBudget(
+            [Bucket(0.05, 0.3, clock, extra=0.6), Bucket(0.08, 0.3, clock, extra=0.6)], clock
+        )
+
+    typist = session()
+    typist.began()
+    typist.scheduled()
+    typist.work(0.003)
+    clock.now += REST * 2
+
+    def show(budget: WorkBudget, key: bool = True) -> None:
+        budget.began(key)
+        budget.scheduled()
+        budget.work(0.008)  # a screen's frame
+        clock.now += 0.15
+
+    player, dragger, flood = session(), session(), session()
+    for _ in range(4):  # four screens in a row
+        show(player)
+        assert player.wait() == 0
+        show(dragger, key=False)
+        assert dragger.wait() == 0
+        typist.began()  # still typing
+    for budget in (player, dragger):
+        for _ in range(20):
+            show(budget, key=False)  # new sizes, over and over
+        assert budget.wait() == 0
+    paused = 0
+    for _ in range(20):
+        typist.began()
+        show(flood)
+        clock.now -= 0.15  # just after its step
+        paused += flood.wait() > 0.2
+        clock.now += 0.15 + flood.wait()
+    assert paused >= 5  # once it has shown a few a second: then about every other one
+    assert flood.debt() == 0, "within its share all along"
+
+
 def test_sessions_sharing_an_address_pause_after_a_long_step_within_its_burst():
     """Two sessions of one address (a table hog's start-ups), both well within their
     bursts: after one's long step, both pause while another player types."""

@@ -38,10 +38,11 @@ lately (`recent`, a decaying sum) makes way while that one is at work on a key, 
 or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A long
 step (`LONG_STEP`, on the clock: a screen composed, a start-up) is cut short by
 nothing, so a key that arrives during one waits for all of it: after one, a session
-that has spent more than half its burst (`STRAINED`), or any of an address with
-several, pauses `STEP_PAUSE` times its length while a lighter player types
-(`Bucket.ran`; a busy address's start-up pauses for anyone typing, see
-`WorkBudget.starting_many`), so their long steps come one at a time, far apart. And a
+that has spent more than half its burst (`STRAINED`), or that shows screen after screen
+(`SCREENS_MANY`), or any of an address with several, pauses `STEP_PAUSE` times its
+length while a lighter player types (`Bucket.ran`; a busy address's start-up pauses for
+anyone typing, see `WorkBudget.starting_many`), so their long steps come one at a time,
+far apart. And a
 busy session is given its input one key at a time (`InputPacer.input`): Textual
 handles every key it is given in one go, without a break for anyone else.
 
@@ -157,6 +158,14 @@ busy host) is within it and is not paused for a second or two after each (an Esc
 the first setup screen had waited 1.2-1.4 s), where a flood of screens soon is not. An
 address's bucket shared by several sessions (a table hog's eight start-ups at once)
 pauses them after each long step whatever is left of it (`Bucket.ran`)."""
+SCREENS_MANY = 8.0
+"""Inputs with a long step in them (each a screen shown: `v`, Esc), counted as `recent`
+work is (halved every `RECENT_HALF_LIFE`), from which a session pauses after its long
+steps even within its burst (see `STRAINED`): about three a second kept up (a player
+going from screen to screen does one now and then, a few in a row at most). One session
+alternating `v` and Esc (bench_ssh --abuse c) showed a screen thirteen times a second,
+never strained in a 12 s phase (its start's allowance and its burst), and every other
+player's key that came during one of its frames waited for it."""
 RUN_GAP = 0.002
 """Seconds between two callbacks of an account's sessions within which they count as one
 run (one turn of the loop: see `Bucket.ran`)."""
@@ -208,6 +217,10 @@ class Bucket:
         """When its sessions opened, within the last `CHURN` (see `Budgets.open`)."""
         self._recent = 0.0
         self._recent_at = self.stamp
+        self._screens = 0.0
+        self._screens_at = self.stamp
+        self._screen_input = -1e9
+        """When the last input counted in `screens` was given (see `ran`)."""
 
     def level(self) -> float:
         now = self.clock()
@@ -223,21 +236,38 @@ class Bucket:
             self.debt_until = self.stamp - self.tokens / self.rate
         self._recent = self.recent() + seconds
 
-    def ran(self, seconds: float, now: float) -> None:
+    def ran(self, seconds: float, now: float, given_at: float | None = None) -> None:
         """Its sessions' callbacks ran `seconds` up to `now`: with those run just before
         (within `RUN_GAP`, the same turn of the loop), once they come to `LONG_STEP`,
         one long step, after which they pause `STEP_PAUSE` times as long (see
         `WorkBudget.wait`). A key that arrives meanwhile waits for all of it, whether one
         callback or many: eight sessions' passes over their put-off work, each short,
-        were 80 ms in one turn."""
+        were 80 ms in one turn. `given_at`: when the input whose work this is was given
+        (None: no input's), each input with a long step counted once (`screens`)."""
         if now - seconds - self.run_end > RUN_GAP:
             self.run = 0.0
         self.run += seconds
         self.run_end = now
         if self.run >= LONG_STEP:
-            if self.users > 1 or self.level() < self.burst * STRAINED:
+            if given_at is not None and given_at != self._screen_input:
+                self._screen_input = given_at
+                self._screens = self.screens() + 1.0
+            if (
+                self.users > 1
+                or self.level() < self.burst * STRAINED
+                or self.screens() >= SCREENS_MANY
+            ):
                 self.pause_until = max(self.pause_until, now + self.run * STEP_PAUSE)
             self.run = 0.0
+
+    def screens(self) -> float:
+        """Inputs with a long step in them lately, each halved every `RECENT_HALF_LIFE`
+        (see `SCREENS_MANY`)."""
+        now = self.clock()
+        if now > self._screens_at:
+            self._screens *= 0.5 ** ((now - self._screens_at) / RECENT_HALF_LIFE)
+            self._screens_at = now
+        return self._screens
 
     def recent(self) -> float:
         """Seconds of work charged lately, each halved every `RECENT_HALF_LIFE`: about
@@ -269,6 +299,8 @@ class WorkBudget:
         self._busy = False
         self.began_at = -1e9
         """When input was last given to the app (the clock's time)."""
+        self.keyed = False
+        """Whether that input was a key (not a new size: see `began`)."""
         self.drawing: Callable[[], bool] | None = None
         """Whether the app still has a frame to draw (set once the app is made)."""
         self.spent = 0.0
@@ -362,6 +394,7 @@ class WorkBudget:
         frames whenever the storm's account was the lighter (`PAUSE_LIGHTER`)."""
         self.busy = True
         self.began_at = self.last_work = self.idle_since = now = self.clock()
+        self.keyed = key
         if self.starting or not key:
             return  # a start-up is not a player typing (see `_paused`)
         typing = WorkBudget.typing
@@ -480,8 +513,9 @@ class WorkBudget:
         self.pending -= 1
         self.metered += seconds
         self.last_work = now = self.clock()
+        given_at = self.began_at if self.busy and self.keyed else None  # a key's work
         for bucket in self.buckets:
-            bucket.ran(seconds if took is None else max(seconds, took), now)
+            bucket.ran(seconds if took is None else max(seconds, took), now, given_at)
         if self.pending <= 0:
             self.idle_since = now
         if self.busy:
