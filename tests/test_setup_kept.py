@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from test_chat import ALICE, INSTANT, hosted
+from test_chat import ALICE, BOB, INSTANT, hosted
 from textual._compositor import LayoutUpdate
 from textual._styles_cache import StylesCache
 from textual.app import App
@@ -200,3 +200,43 @@ async def test_the_setup_and_the_back_room_shown_again_are_their_kept_frames():
         for screen, update, _ in full:
             textual = TEXTUAL_RENDER_FULL_UPDATE(screen._compositor)
             assert update.render_segments(console) == textual.render_segments(console)
+
+
+async def test_a_chat_line_said_while_the_setup_is_shown_is_in_the_back_rooms_frame_after():
+    """The back room's kept frame is used again only when no widget would draw otherwise:
+    bob speaks while alice is in a table's setup (her chat panel, under it, takes the
+    line), and the frame she comes back to is Textual's own drawing, with his line in it,
+    not the one she left."""
+    async with back_room() as (app, pilot):
+        lobby_screen = app.screen
+        for _ in range(2):  # the setup kept, each screen's frame kept
+            await pilot.press("v")
+            await until_ready(pilot, app)
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.press("v")
+        await until_ready(pilot, app)
+        assert app.lobby is not None
+        app.lobby.chat.say(BOB, "anyone for Val-Des")
+        await pilot.pause()
+        frames: list[Any] = []
+        display = App._display
+
+        def shown(app: App[Any], screen: Screen[Any], renderable: Any) -> None:
+            frames.append((screen, renderable))
+            display(app, screen, renderable)
+
+        App._display = shown  # type: ignore[method-assign]
+        try:
+            await pilot.press("escape")
+            await pilot.pause()
+            await pilot.pause()
+        finally:
+            App._display = display  # type: ignore[method-assign]
+        assert app.screen is lobby_screen
+        full = [update for screen, update in frames if isinstance(update, LayoutUpdate)]
+        assert full, "the back room drawn whole as it is shown again"
+        console = app.console
+        textual = TEXTUAL_RENDER_FULL_UPDATE(lobby_screen._compositor)
+        assert full[0].render_segments(console) == textual.render_segments(console)
+        assert "anyone for Val-Des" in full[0].render_segments(console)
