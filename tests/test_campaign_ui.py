@@ -802,3 +802,27 @@ async def test_leaving_anyway_loses_only_what_was_said(tmp_path, monkeypatch):
         assert not isinstance(app.screen, TableScreen | UnsavedScreen)
         assert app.campaign_session is None
     assert decisions_in(path) == kept
+
+
+async def test_the_results_footer_says_what_n_does_as_its_button_does(tmp_path):
+    """The result's footer named `n` "Play on" whatever it did: on a campaign's last
+    round its button says "Final standings", and that is where `n` goes; before it, the
+    game's own words ("New game" at Val-Des). Footer and button now say the same."""
+    folder = tmp_path / "saves"
+    path = saved(folder, "Robots", "valdes", "Expert,Bold", ValDesSettings(seats=2), 2)
+    app = app_for(folder, resume=path)
+    async with app.run_test(size=SIZE) as pilot:
+        for last in (False, True):
+            for _ in range(300):
+                await pilot.pause()
+                if isinstance(app.screen, ResultScreen):
+                    break
+            result = app.screen
+            assert isinstance(result, ResultScreen)
+            words = "Final standings" if last else "New game"
+            assert str(result.query_one("#again").label) == f"{words}  [n]"
+            shown = [description for description, _ in footer_keys(result)]
+            assert shown[0] == words and "Play on" not in shown, shown
+            await pilot.press("n")
+            await pilot.pause()
+        assert isinstance(app.screen, StandingsScreen)
