@@ -14,7 +14,7 @@ from cantina.games.table import Action
 from cantina.games.victim import Plan, Planned, VictimGame, VictimState
 from screens.dice import FaceDie, SixDie, TwelveDie
 from screens.status import HealthPips
-from screens.table import TableScreen
+from screens.table import TableScreen, campaign_of
 from screens.table_widgets import Line
 
 ROLE = {"attacker": "Attacker", "victim": "Victim", "supporter": "Supporter"}
@@ -115,7 +115,16 @@ class VictimScreen(TableScreen):
         return f"{self.names[state.result.winner]} wins!"
 
     def result_rows(self, state: VictimState) -> list[Content]:
-        return [
-            Content.assemble((f"{name:<16}", "bold"), f"  health {state.health[seat]}")
-            for seat, name in enumerate(self.names)
-        ]
+        """Each seat's health; in a campaign also its bank and what the match stake did to
+        it (paid by all, taken by the winner), as the other games' results show banks."""
+        assert state.result is not None
+        campaign = campaign_of(self.table)
+        rows = []
+        for seat, name in enumerate(self.names):
+            row = Content.assemble((f"{name:<16}", "bold"), f"  health {state.health[seat]}")
+            if campaign is not None:
+                stake = campaign.data.match_stake
+                net = stake * (len(self.names) - 1) if seat == state.result.winner else -stake
+                row += Content(f"   bank {campaign.data.banks[seat]:>4}  ({net:+d})")
+            rows.append(row)
+        return rows

@@ -826,3 +826,67 @@ async def test_the_results_footer_says_what_n_does_as_its_button_does(tmp_path):
             await pilot.press("n")
             await pilot.pause()
         assert isinstance(app.screen, StandingsScreen)
+
+
+@pytest.mark.parametrize(("game", "unit"), [("victim", "match"), ("valdes", "game")])
+async def test_the_standings_replay_key_says_the_games_word_and_is_dim_with_none(
+    tmp_path, game, unit
+):
+    """The standings offered "Replay a round" at Victim! and Val-Des, where the prompt it
+    opens asks "Replay which match?" (or game); and its footer key looked ready while its
+    button was off, with no round played yet, and did nothing. Both now say the game's
+    word, and the key is dimmed while there is nothing to replay."""
+    folder = tmp_path / "saves"
+    seats = "Expert,Bold,Loyal" if game == "victim" else "Expert,Bold"
+    settings = VictimSettings() if game == "victim" else ValDesSettings(seats=2)
+    path = saved(folder, "Robots", game, seats, settings, 2)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        for played in (False, True):
+            with Store(folder).open(path) as session:
+                if played:
+                    table = session.campaign.table()
+                    table.submit(table.game.pending.seat, table.ai_move())
+                campaign = session.campaign
+            app.push_screen(StandingsScreen(campaign))
+            await pilot.pause()
+            standings = app.screen
+            assert str(standings.query_one("#replay").label) == f"Replay a {unit}  [p]"
+            keys = {key.description: key for key in standings.query(FooterKey)}
+            assert "Replay a round" not in keys
+            assert keys[f"Replay a {unit}"].has_class("-disabled") is not played
+            await pilot.press("p")
+            await pilot.pause()
+            assert isinstance(app.screen, AskScreen) is played
+            if played:
+                assert f"Replay which {unit}?" in str(app.screen.query_one("Static").render())
+                await pilot.press("escape")
+            await pilot.press("escape")
+            await pilot.pause()
+
+
+async def test_a_victim_campaigns_result_says_who_took_the_match_stake(tmp_path):
+    """A match of a Victim! campaign ended on health alone: nothing said that the winner
+    took the match stake every seat paid, nor what the banks now were, though the results
+    of Vigo's Favor and Val-Des show each bank. Now each row has its bank and its change."""
+    folder = tmp_path / "saves"
+    seats = seats_from_text("Expert,Bold,Loyal")
+    campaign = Campaign.new(
+        "Duel", "victim", seats, VictimSettings(), rounds=2, seed=11, match_stake=5
+    )
+    path = Store(folder).create(campaign)
+    app = app_for(folder, resume=path)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(600):
+            await pilot.pause()
+            if isinstance(app.screen, ResultScreen):
+                break
+        result = app.screen
+        assert isinstance(result, ResultScreen)
+        rows = str(result.query_one("#standings", Static).render()).splitlines()
+        winner = result.table.game.state.result.winner
+        banks = load(path).data.banks
+        assert sorted(banks) == [15, 15, 30]
+        for seat, row in enumerate(rows):
+            change = "+10" if seat == winner else "-5"
+            assert row.endswith(f"bank {banks[seat]:>4}  ({change})"), row
