@@ -189,11 +189,12 @@ def option_label(action: Action) -> str:
 
 def format_value(unit: str, value: float, *, signed: bool = False, places: int = 2) -> str:
     """A value in its unit: win chance in percent (to one place fewer), credits and points
-    to `places` places."""
+    to `places` places. A value that rounds to zero shows as zero, never "-0.0%" (the
+    Expert's skill, a float rounding error below zero, read as a mistake)."""
     sign = "+" if signed else ""
     if unit == "win chance":
-        return f"{value * 100:{sign}.{max(places - 1, 0)}f}%"
-    return f"{value:{sign}.{places}f}"
+        return f"{value * 100:{sign}z.{max(places - 1, 0)}f}%"
+    return f"{value:{sign}z.{places}f}"
 
 
 # --- valuations ------------------------------------------------------------------------------

@@ -90,8 +90,8 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
         found = await asyncio.to_thread(campaign_skill_and_luck, self.campaign)
         table = self.query_one("#standings-table", DataTable)
         for seat, figures in enumerate(found):
-            table.update_cell(str(seat), "skill", f"{figures.skill:+.2f}", update_width=True)
-            table.update_cell(str(seat), "luck", f"{figures.luck:+.2f}", update_width=True)
+            table.update_cell(str(seat), "skill", f"{figures.skill:+z.2f}", update_width=True)
+            table.update_cell(str(seat), "luck", f"{figures.luck:+z.2f}", update_width=True)
         self.skill_and_luck = found
 
     def headline(self) -> str:

@@ -17,6 +17,7 @@ from test_no_color import picture
 from textual.geometry import Region
 from textual.widgets import Checkbox, DataTable, Input, OptionList, Select, Static
 
+from cantina.analysis_report import SkillAndLuck
 from cantina.app import CantinaApp
 from cantina.campaign import store as store_module
 from cantina.campaign.series import Campaign
@@ -25,6 +26,7 @@ from cantina.games.valdes import ValDesSettings
 from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.seating import seats_from_text
+from screens import standings as standings_module
 from screens.campaigns import CampaignsScreen
 from screens.dialogs import AskScreen, ConfirmScreen, UnsavedScreen
 from screens.menu import MenuScreen
@@ -890,3 +892,27 @@ async def test_a_victim_campaigns_result_says_who_took_the_match_stake(tmp_path)
         for seat, row in enumerate(rows):
             change = "+10" if seat == winner else "-5"
             assert row.endswith(f"bank {banks[seat]:>4}  ({change})"), row
+
+
+async def test_the_standings_never_show_a_skill_of_minus_zero(tmp_path, monkeypatch):
+    """A Victim! campaign's standings showed the Expert's skill as "-0.00": a rounding
+    error below zero, read as a mistake the Expert cannot make. It shows +0.00."""
+
+    def figures(campaign):
+        return [SkillAndLuck(-1e-12, 0.5), SkillAndLuck(-0.25, -1e-13)]
+
+    monkeypatch.setattr(standings_module, "campaign_skill_and_luck", figures)
+    folder = tmp_path / "saves"
+    path = saved(folder, "Robots", "valdes", "Expert,Bold", ValDesSettings(seats=2), 2)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(StandingsScreen(load(path)))
+        for _ in range(50):
+            await pilot.pause()
+            if app.screen.skill_and_luck is not None:
+                break
+        grid = app.screen.query_one(DataTable)
+        cells = {(grid.get_row_at(r)[0].plain, grid.get_row_at(r)[-2]) for r in range(2)}
+        assert cells == {("Expert", "+0.00"), ("Bold", "-0.25")}, cells
+        lucks = sorted(grid.get_row_at(r)[-1] for r in range(2))
+        assert lucks == ["+0.00", "+0.50"], lucks
