@@ -304,3 +304,31 @@ def test_tournament_plot_shows_the_chart_until_q():
         if process.poll() is None:
             process.kill()
         os.close(master)
+
+
+async def test_seats_with_the_same_banks_share_one_line_named_for_both(tmp_path, monkeypatch):
+    """The two losers of every match of a Victim! campaign have the same banks after each
+    one: drawn apart, the later line covered the earlier one whole, and the legend named a
+    seat whose number was nowhere on the chart. They share one line, named for both."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    path = ai_campaign(tmp_path, "Twice", rounds=2, seed=3, match_stake=10)  # one wins both
+    history = bank_history(load(path))
+    names = [seat.name for seat in load(path).data.roster]
+    losers = [seat for seat in range(3) if history[-1][seat] == min(history[-1])]
+    assert len(losers) == 2 and len({tuple(b[s] for b in history) for s in losers}) == 1
+    winner = ({0, 1, 2} - set(losers)).pop()
+    app = app_for(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_standings(pilot)
+        await pilot.press("g")
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, BankChartScreen):
+                break
+        shown = picture(app).within(app.screen.query_one(BankChart).region)
+        shared = f"{losers[0] + 1} {names[losers[0]]} and {names[losers[1]]}"
+        alone = f"{winner + 1} {names[winner]}"
+        assert shared in shown and alone in shown, shown
+        plot_area = shown.replace(shared, "").replace(alone, "")
+        for seat in (losers[0], winner):  # every number the legend names is drawn
+            assert plot_area.count(str(seat + 1)) > 3, shown
