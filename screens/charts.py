@@ -8,6 +8,7 @@ one row per temperament, named on the axis.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from textual.app import App, ComposeResult
@@ -40,6 +41,13 @@ class RatingsChart(PlotextPlot):
         plt.scatter([r.high for r in ranked], rows, marker="]", color="white")
         plt.scatter([r.rating for r in ranked], rows, marker="█", color="cyan")
         plt.vertical_line(0)
+        # whole Elo points a round step apart, 0 among them (plotext's own marks read
+        # -351.5, -183.3, -15.1: the line at 0 fell between two marks that named neither)
+        ends = [math.floor(min(r.low for r in ranked)), math.ceil(max(r.high for r in ranked))]
+        marks = whole_ticks([*ends, 0], most=7)
+        plt.xticks(
+            [float(mark) for mark in marks], [f"{mark:+d}" if mark else "0" for mark in marks]
+        )
         plt.yticks(rows, [r.temperament for r in ranked])
         plt.ylim(0.5, len(ranked) + 0.5)
         plt.xlabel("Elo points above the field's average: █ rating, [ ] 95% interval")

@@ -332,3 +332,20 @@ async def test_seats_with_the_same_banks_share_one_line_named_for_both(tmp_path,
         plot_area = shown.replace(shared, "").replace(alone, "")
         for seat in (losers[0], winner):  # every number the legend names is drawn
             assert plot_area.count(str(seat + 1)) > 3, shown
+
+
+async def test_the_ratings_axis_is_marked_in_whole_points_with_zero_under_its_line():
+    """The ratings axis was left to plotext, whose marks read -351.5, -183.3, -15.1, ...:
+    the line at the field's average (0) fell between marks naming neither. The marks are
+    whole Elo points a round step apart, 0 among them, under the line at 0."""
+    app = RatingsApp(a_result())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        lines = picture(app).lines(app.screen.query_one(RatingsChart).region)
+        axis = next(i for i, line in enumerate(lines) if "└" in line)
+        labels = lines[axis + 1].split()
+        marks = [int(label) for label in labels]  # whole numbers, or this raises
+        steps = {high - low for low, high in zip(marks, marks[1:], strict=False)}
+        assert 0 in marks and len(steps) == 1 and steps.pop() in (10, 20, 50, 100), labels
+        zero = lines[axis + 1].index(" 0 ") + 1
+        assert lines[axis][zero] == "┴", (lines[axis], lines[axis + 1])
