@@ -4,6 +4,7 @@ under NO_COLOR by markers and labels, not colour."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import pty
 import select
@@ -345,7 +346,7 @@ async def test_the_ratings_axis_is_marked_in_whole_points_with_zero_under_its_li
         axis = next(i for i, line in enumerate(lines) if "└" in line)
         labels = lines[axis + 1].split()
         marks = [int(label) for label in labels]  # whole numbers, or this raises
-        steps = {high - low for low, high in zip(marks, marks[1:], strict=False)}
+        steps = {high - low for low, high in itertools.pairwise(marks)}
         assert 0 in marks and len(steps) == 1 and steps.pop() in (10, 20, 50, 100), labels
         zero = lines[axis + 1].index(" 0 ") + 1
         assert lines[axis][zero] == "┴", (lines[axis], lines[axis + 1])
