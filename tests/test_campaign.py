@@ -503,3 +503,16 @@ def test_replay_without_a_number_tells_the_round_under_way_once_begun(tmp_path: 
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"{campaign.name}, game 2:"), lines[0]
     assert lines[-1] == "(the game is still in progress)"
+
+
+def test_an_export_into_a_folder_that_is_not_there_names_the_folder(tmp_path: Path) -> None:
+    """Exporting to a file in a folder that is not there said only "the folder is not
+    there", leaving the player to guess which of the path's folders; it names it now, and
+    makes nothing."""
+    store = Store(tmp_path / "saves")
+    path = store.create(named("Duo"))
+    missing = tmp_path / "exports" / "2026"
+    with pytest.raises(CampaignError) as raised:
+        store.export(path, missing / "duo.json")
+    assert str(raised.value) == f"there is no folder {missing}"
+    assert not (tmp_path / "exports").exists()
