@@ -97,6 +97,9 @@ class DecisionReview:
     best: int
     """The Expert's option (ties go where the Expert's model sends them)."""
     chosen: int
+    targets: tuple[int | None, ...] = ()
+    """The seat each option aims at, where an option names a direction rather than a seat
+    (Victim!'s cards: "support left"), so a review can say whom; None for the others."""
 
     @property
     def cost(self) -> float:
@@ -185,6 +188,14 @@ def option_label(action: Action) -> str:
         case Plan(direction=direction, die=die):
             return f"{die} {direction}"
     return type(action).__name__.lower()
+
+
+def target_of(game: Game[Any], action: Action) -> int | None:
+    """The seat a Victim! card aims at as the decision is made (left and right name no
+    seat on their own); None for an option that aims at nobody."""
+    if isinstance(action, Plan) and isinstance(game, VictimGame):
+        return game.target_of(action.direction)
+    return None
 
 
 def format_value(unit: str, value: float, *, signed: bool = False, places: int = 2) -> str:
@@ -564,6 +575,7 @@ def analyse(
                 values=tuple(row[decision.seat] for row in rows),
                 best=best,
                 chosen=chosen,
+                targets=tuple(target_of(game, o) for o in decision.options),
             )
         )
         for seat in seats:

@@ -38,11 +38,22 @@ def seat_lines(review: Review, names: Sequence[str]) -> list[str]:
     return lines
 
 
+def option_named(decision: DecisionReview, index: int, names: Sequence[str]) -> str:
+    """An option as the table offered it: a Victim! card with the seat it aims at
+    ("support Expert on the left"), as its button said, not only "support left"."""
+    label = decision.options[index]
+    target = decision.targets[index] if index < len(decision.targets) else None
+    if target is None:
+        return label
+    kind, _, direction = label.rpartition(" ")
+    return f"{kind} {names[target][:NAME_WIDTH]} on the {direction}"
+
+
 def decision_line(review: Review, decision: DecisionReview, names: Sequence[str]) -> str:
     """One decision: who, what they chose, the Expert's choice, and the cost."""
     unit = review.unit
-    chosen = decision.options[decision.chosen]
-    best = decision.options[decision.best]
+    chosen = option_named(decision, decision.chosen, names)
+    best = option_named(decision, decision.best, names)
     head = f"#{decision.move:<3} {names[decision.seat][:NAME_WIDTH]}: chose {chosen}"
     if decision.cost <= 1e-9:
         return f"{head}, the Expert's choice"
@@ -107,6 +118,8 @@ def review_lines(
         for decision in shown:
             lines.append(decision_line(review, decision, names))
             if decision.cost > 1e-9:
+                # plain labels: named, six Victim! options took six lines at 80 columns;
+                # the decision's line above names the seats its left and right are
                 lines.append(options_line(review, decision, width))
         if len(shown) < len(mistakes):
             lines.append(f"... and {len(mistakes) - len(shown)} more")
