@@ -88,6 +88,24 @@ def options_line(review: Review, decision: DecisionReview, width: int | None = N
     ).replace("\N{NO-BREAK SPACE}", " ")
 
 
+DECISION_INDENT = " " * len("#12  ")
+"""Where a decision's line goes on when it wraps: under its words, not its number."""
+
+
+def hanging(line: str, width: int | None) -> str:
+    """A decision's line wrapped to `width` (when given) with the lines after the first
+    under its words, so only a decision's own number starts at the left edge (a Victim!
+    decision naming its seats runs past 80 columns)."""
+    if width is None or len(line) <= width:
+        return line
+    return textwrap.fill(
+        line,
+        width=max(width, len(DECISION_INDENT) + 20),
+        subsequent_indent=DECISION_INDENT,
+        break_on_hyphens=False,
+    )
+
+
 def what_it_measures(review: Review) -> str:
     title = GAMES[review.game].title
     if not review.decides:
@@ -116,7 +134,7 @@ def review_lines(
         shown = mistakes if decisions is None else mistakes[:decisions]
         lines += ["", "Decisions, biggest mistakes first:"]
         for decision in shown:
-            lines.append(decision_line(review, decision, names))
+            lines.append(hanging(decision_line(review, decision, names), width))
             if decision.cost > 1e-9:
                 # plain labels: named, six Victim! options took six lines at 80 columns;
                 # the decision's line above names the seats its left and right are

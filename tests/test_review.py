@@ -211,3 +211,21 @@ def test_a_victim_review_names_the_seat_each_card_aims_at():
 def game_option(targets: dict, label: str) -> Plan:
     """The Plan a review's plain label ("support left") stands for."""
     return next(plan for plan in targets if f"{plan.die} {plan.direction}" == label)
+
+
+async def test_a_decision_too_long_for_the_screen_goes_on_under_its_words():
+    """A Victim! decision naming the seats its cards aim at runs past 80 columns; its
+    line went on at the left edge, where only a decision's number should stand. It goes
+    on under its words now, as its options do."""
+    app = app_at("victim", VictimSettings(), "you,Expert,Bold", 469257226)
+    async with app.run_test(size=SIZE) as pilot:
+        review = await to_the_review(pilot, app)
+        lines = text(review).splitlines()
+        at = lines.index("Decisions, biggest mistakes first:")
+        decisions = [line for line in lines[at + 1 :] if line.strip()]
+        assert all(line[0] in "# " for line in decisions), decisions
+        assert all(len(line) <= SIZE[0] - 3 for line in decisions), decisions  # as drawn
+        heads = [line for line in decisions if line.startswith("#")]
+        assert len(heads) == len(review.review.mistakes())
+        going_on = [line for line in decisions if re.match(r" {5}\S", line) and OPTIONS not in line]
+        assert going_on, decisions  # a decision's line went on, under its words
