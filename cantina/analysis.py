@@ -97,6 +97,9 @@ class DecisionReview:
     best: int
     """The Expert's option (ties go where the Expert's model sends them)."""
     chosen: int
+    targets: tuple[int | None, ...] = ()
+    """The seat each option aims at, where an option names a direction rather than a seat
+    (Victim!'s cards: "support left"), so a review can say whom; None for the others."""
 
     @property
     def cost(self) -> float:
@@ -187,13 +190,22 @@ def option_label(action: Action) -> str:
     return type(action).__name__.lower()
 
 
+def target_of(game: Game[Any], action: Action) -> int | None:
+    """The seat a Victim! card aims at as the decision is made (left and right name no
+    seat on their own); None for an option that aims at nobody."""
+    if isinstance(action, Plan) and isinstance(game, VictimGame):
+        return game.target_of(action.direction)
+    return None
+
+
 def format_value(unit: str, value: float, *, signed: bool = False, places: int = 2) -> str:
     """A value in its unit: win chance in percent (to one place fewer), credits and points
-    to `places` places."""
+    to `places` places. A value that rounds to zero shows as zero, never "-0.0%" (the
+    Expert's skill, a float rounding error below zero, read as a mistake)."""
     sign = "+" if signed else ""
     if unit == "win chance":
-        return f"{value * 100:{sign}.{max(places - 1, 0)}f}%"
-    return f"{value:{sign}.{places}f}"
+        return f"{value * 100:{sign}z.{max(places - 1, 0)}f}%"
+    return f"{value:{sign}z.{places}f}"
 
 
 # --- valuations ------------------------------------------------------------------------------
@@ -563,6 +575,7 @@ def analyse(
                 values=tuple(row[decision.seat] for row in rows),
                 best=best,
                 chosen=chosen,
+                targets=tuple(target_of(game, o) for o in decision.options),
             )
         )
         for seat in seats:

@@ -38,11 +38,22 @@ def seat_lines(review: Review, names: Sequence[str]) -> list[str]:
     return lines
 
 
+def option_named(decision: DecisionReview, index: int, names: Sequence[str]) -> str:
+    """An option as the table offered it: a Victim! card with the seat it aims at
+    ("support Expert on the left"), as its button said, not only "support left"."""
+    label = decision.options[index]
+    target = decision.targets[index] if index < len(decision.targets) else None
+    if target is None:
+        return label
+    kind, _, direction = label.rpartition(" ")
+    return f"{kind} {names[target][:NAME_WIDTH]} on the {direction}"
+
+
 def decision_line(review: Review, decision: DecisionReview, names: Sequence[str]) -> str:
     """One decision: who, what they chose, the Expert's choice, and the cost."""
     unit = review.unit
-    chosen = decision.options[decision.chosen]
-    best = decision.options[decision.best]
+    chosen = option_named(decision, decision.chosen, names)
+    best = option_named(decision, decision.best, names)
     head = f"#{decision.move:<3} {names[decision.seat][:NAME_WIDTH]}: chose {chosen}"
     if decision.cost <= 1e-9:
         return f"{head}, the Expert's choice"
@@ -77,6 +88,24 @@ def options_line(review: Review, decision: DecisionReview, width: int | None = N
     ).replace("\N{NO-BREAK SPACE}", " ")
 
 
+DECISION_INDENT = " " * len("#12  ")
+"""Where a decision's line goes on when it wraps: under its words, not its number."""
+
+
+def hanging(line: str, width: int | None) -> str:
+    """A decision's line wrapped to `width` (when given) with the lines after the first
+    under its words, so only a decision's own number starts at the left edge (a Victim!
+    decision naming its seats runs past 80 columns)."""
+    if width is None or len(line) <= width:
+        return line
+    return textwrap.fill(
+        line,
+        width=max(width, len(DECISION_INDENT) + 20),
+        subsequent_indent=DECISION_INDENT,
+        break_on_hyphens=False,
+    )
+
+
 def what_it_measures(review: Review) -> str:
     title = GAMES[review.game].title
     if not review.decides:
@@ -105,8 +134,10 @@ def review_lines(
         shown = mistakes if decisions is None else mistakes[:decisions]
         lines += ["", "Decisions, biggest mistakes first:"]
         for decision in shown:
-            lines.append(decision_line(review, decision, names))
+            lines.append(hanging(decision_line(review, decision, names), width))
             if decision.cost > 1e-9:
+                # plain labels: named, six Victim! options took six lines at 80 columns;
+                # the decision's line above names the seats its left and right are
                 lines.append(options_line(review, decision, width))
         if len(shown) < len(mistakes):
             lines.append(f"... and {len(mistakes) - len(shown)} more")

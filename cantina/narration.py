@@ -28,12 +28,21 @@ NEUTRAL_FACES = {
 """What a first roll of the Neutral die does (VI-6); it never touches a battle total."""
 
 
+NO_DIE_CHANGES_IT = " No Support or Sabotage die can change that."
+"""A remark after what happened, not a thing that happened: a count goes before it."""
+REMARKS = (NO_DIE_CHANGES_IT,)
+
+
 def counted(line: str, times: int) -> str:
-    """`line` with how many times it happened, when more than once: 'No split: … (6 times).'"""
+    """`line` with how many times it happened, when more than once: 'No split: … (6 times).'
+    A remark after it keeps its place: '… double one (2 times)! No Support or Sabotage die
+    can change that.', not '… can change that (2 times).', which counted the remark."""
     if times < 2:
         return line
+    remark = next((r for r in REMARKS if line.endswith(r)), "")
+    line = line[: len(line) - len(remark)]
     body, end = (line[:-1], line[-1]) if line[-1:] in ".!" else (line, "")
-    return f"{body} ({times} times){end}"
+    return f"{body} ({times} times){end}{remark}"
 
 
 class Narrator:
@@ -208,7 +217,7 @@ class Narrator:
             )
             if hit
         )
-        return f"Automatic win for the Attacker: {why}! No Support or Sabotage die can change that."
+        return f"Automatic win for the Attacker: {why}!{NO_DIE_CHANGES_IT}"
 
     def modified(self, e: victim.Modified) -> str:
         sign = "+" if e.delta >= 0 else ""

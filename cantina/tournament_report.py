@@ -107,8 +107,32 @@ def print_report(console: Console, result: TournamentResult) -> None:
             plus_minus(*r.net_per_game),
         )
     console.print(table)
+    uneven = seatings_note(result)
+    if uneven:
+        console.print(uneven)
     if result.no_winner:
         console.print(
             f"{result.no_winner:,} {units_of(result.game)} had no sole winner (a tie for the "
             "top bank) and count in games and nets, not in the ratings."
         )
+
+
+def seatings_note(result: TournamentResult) -> str:
+    """What a number of games that is not a multiple of the seatings does: some seatings
+    played once more than the others (or not at all), so the temperaments met unevenly,
+    which the games column shows but nothing said (60 Victim! matches: the Expert in 50
+    of them, the Rookie in 15)."""
+    rounds, extra = divmod(result.games, result.seatings)
+    if not extra:
+        return ""
+    rest = "not at all" if rounds == 0 else times_word(rounds)
+    unit = units_of(result.game)
+    return (
+        f"{extra:,} of the {result.seatings:,} seatings were played {times_word(rounds + 1)} "
+        f"and the rest {rest}, so the temperaments met unevenly; {result.seatings:,} {unit} "
+        "(or a multiple) play every seating alike."
+    )
+
+
+def times_word(times: int) -> str:
+    return {1: "once", 2: "twice"}.get(times, f"{times:,} times")

@@ -8,6 +8,7 @@ one row per temperament, named on the axis.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from textual.app import App, ComposeResult
@@ -40,6 +41,13 @@ class RatingsChart(PlotextPlot):
         plt.scatter([r.high for r in ranked], rows, marker="]", color="white")
         plt.scatter([r.rating for r in ranked], rows, marker="█", color="cyan")
         plt.vertical_line(0)
+        # whole Elo points a round step apart, 0 among them (plotext's own marks read
+        # -351.5, -183.3, -15.1: the line at 0 fell between two marks that named neither)
+        ends = [math.floor(min(r.low for r in ranked)), math.ceil(max(r.high for r in ranked))]
+        marks = whole_ticks([*ends, 0], most=7)
+        plt.xticks(
+            [float(mark) for mark in marks], [f"{mark:+d}" if mark else "0" for mark in marks]
+        )
         plt.yticks(rows, [r.temperament for r in ranked])
         plt.ylim(0.5, len(ranked) + 0.5)
         plt.xlabel("Elo points above the field's average: █ rating, [ ] 95% interval")
@@ -73,6 +81,21 @@ MARKERS = "12345678"
 """Each seat's line is drawn with its number (a campaign has at most 8 seats)."""
 
 
+def same_lines(
+    history: Sequence[Sequence[int]], names: Sequence[str]
+) -> list[tuple[list[int], list[str]]]:
+    """The seats grouped by their banks over the rounds: seats whose banks were the same
+    after every round share one line, drawn with the first one's number and named together
+    in the legend (drawn apart, the later line hid the earlier one whole, and a seat the
+    legend named had no line to be seen: the two losers of every Victim! match so far)."""
+    groups: dict[tuple[int, ...], tuple[list[int], list[str]]] = {}
+    for seat, name in enumerate(names):
+        seats, named = groups.setdefault(tuple(banks[seat] for banks in history), ([], []))
+        seats.append(seat)
+        named.append(name)
+    return list(groups.values())
+
+
 class BankChart(PlotextPlot):
     """Each seat's bank over the rounds: one line a seat, drawn with its number."""
 
@@ -81,10 +104,10 @@ class BankChart(PlotextPlot):
         history = bank_history(campaign)
         rounds = [float(number) for number in range(len(history))]
         plt = self.plt
-        for seat, name in enumerate(s.name for s in campaign.data.roster):
-            banks = [banks[seat] for banks in history]
-            marker = MARKERS[seat % len(MARKERS)]
-            plt.plot(rounds, banks, marker=marker, label=f"{marker} {name}")
+        for seats, names in same_lines(history, [s.name for s in campaign.data.roster]):
+            banks = [banks[seats[0]] for banks in history]
+            marker = MARKERS[seats[0] % len(MARKERS)]
+            plt.plot(rounds, banks, marker=marker, label=f"{marker} {' and '.join(names)}")
         unit = GAMES[campaign.game].units
         plt.xlabel(f"{unit} played")
         # a mark for every round up to 12, then a round step apart (plotext's own choice,

@@ -48,11 +48,15 @@ ANALYSIS = "analysis"
 CHAT = "chat"
 """To the table's chat, the result closed meanwhile (`ResultScreen.action_chat`)."""
 MOMENTS_SHOWN = 8
+FINAL_STANDINGS = "Final standings"
+"""What `n` opens after a campaign's last round, in place of the game's next one."""
+AGAIN_WORDS = sorted({info.again for info in GAMES.values()} | {FINAL_STANDINGS})
+"""What `n` can say it does: one binding each, the footer showing the one its button says."""
 
 
 class ResultScreen(ModalScreen[str | None]):
     BINDINGS = [
-        Binding("n", "choose('again')", "Play on", id="result.again"),
+        *(Binding("n", f"again({words!r})", words, id="result.again") for words in AGAIN_WORDS),
         Binding("l", "choose('log')", "Log", id="result.log"),
         Binding("a", "choose('analysis')", "Analysis", id="result.analysis"),
         Binding("escape", "choose('table')", "See the table", id="result.table"),
@@ -132,17 +136,25 @@ class ResultScreen(ModalScreen[str | None]):
                     yield Static(Content(self.seed), id="result-seed")
             with Horizontal(id="result-buttons"):
                 if self.place.player:
-                    again = GAMES[self.setup.game].again
-                    keeper = self.table.keeper
-                    if keeper is not None and keeper.over:
-                        again = "Final standings"
+                    again = self.again_words()
                     yield Button(Content(f"{again}  [n]"), id="again", variant="primary")
                 yield Button(Content("Leave the table  [b]"), id="back")
         yield DialogFooter()
 
+    def again_words(self) -> str:
+        """What `n` does here, said the same on its button and in the footer: the game's
+        next one ("Next round", "New game", "Rematch"), or a campaign's final standings."""
+        keeper = self.table.keeper
+        if keeper is not None and keeper.over:
+            return FINAL_STANDINGS
+        return GAMES[self.setup.game].again
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "again":
+            # a spectator does not start the players' next game
+            return self.place.player and parameters == (self.again_words(),)
         if action == "choose" and parameters == (AGAIN,):
-            return self.place.player  # a spectator does not start the players' next game
+            return self.place.player
         if action == "chat":
             return self.chat is not None
         if action == "chat_history":
@@ -163,6 +175,10 @@ class ResultScreen(ModalScreen[str | None]):
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+    def action_again(self, words: str) -> None:
+        """`n`, under the name its button has (`again_words`)."""
+        self.dismiss(AGAIN)
 
     def action_chat(self) -> None:
         """Close, and give the table's chat line the keys at once: the keys typed right

@@ -35,7 +35,11 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
     CSS_PATH = stylesheets("campaigns.tcss")
 
     BINDINGS = [
-        Binding("p", "replay", "Replay a round", id="standings.replay"),
+        # one `p` for each game's word for a round, the footer showing this campaign's
+        *(
+            Binding("p", f"replay({unit!r})", f"Replay a {unit}", id="standings.replay")
+            for unit in sorted({info.unit for info in GAMES.values()})
+        ),
         Binding("g", "graph", "Banks chart", id="standings.graph"),
         Binding("b,escape", "back", "Back", id="standings.back"),
     ]
@@ -73,7 +77,7 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
             yield Static(Content(standings_hint(c.game)), classes="hint")
             with Horizontal(id="standings-buttons"):
                 yield Button(
-                    Content("Replay a round  [p]"), id="replay", disabled=not self.rounds()
+                    Content(f"Replay a {info.unit}  [p]"), id="replay", disabled=not self.rounds()
                 )
                 yield Button(Content("Back  [b]"), id="back", variant="primary")
         yield CantinaFooter()
@@ -86,8 +90,8 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
         found = await asyncio.to_thread(campaign_skill_and_luck, self.campaign)
         table = self.query_one("#standings-table", DataTable)
         for seat, figures in enumerate(found):
-            table.update_cell(str(seat), "skill", f"{figures.skill:+.2f}", update_width=True)
-            table.update_cell(str(seat), "luck", f"{figures.luck:+.2f}", update_width=True)
+            table.update_cell(str(seat), "skill", f"{figures.skill:+z.2f}", update_width=True)
+            table.update_cell(str(seat), "luck", f"{figures.luck:+z.2f}", update_width=True)
         self.skill_and_luck = found
 
     def headline(self) -> str:
@@ -110,6 +114,15 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
             return numbers
         return [n for n in numbers if n != under_way.start.number]
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`p` is named with this game's word for a round, and dimmed, as its button is,
+        while there is no round to replay."""
+        if action == "replay":
+            if parameters != (GAMES[self.campaign.game].unit,):
+                return False
+            return True if self.rounds() else None
+        return True
+
     @on(Button.Pressed, "#replay")
     def replay_pressed(self) -> None:
         self.action_replay()
@@ -118,7 +131,8 @@ class StandingsScreen(UsesApp, ModalScreen[None]):
     def back_pressed(self) -> None:
         self.action_back()
 
-    def action_replay(self) -> None:
+    def action_replay(self, unit: str = "") -> None:
+        """Ask which round (`unit` only names it in the footer), then replay it."""
         numbers = self.rounds()
         if not numbers:
             return

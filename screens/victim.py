@@ -11,10 +11,10 @@ from textual.widgets import Static
 
 from cantina.games.events import Event, Rolled
 from cantina.games.table import Action
-from cantina.games.victim import Plan, Planned, VictimGame, VictimState
+from cantina.games.victim import Plan, Planned, RolesSet, VictimGame, VictimState
 from screens.dice import FaceDie, SixDie, TwelveDie
 from screens.status import HealthPips
-from screens.table import TableScreen
+from screens.table import TableScreen, campaign_of
 from screens.table_widgets import Line
 
 ROLE = {"attacker": "Attacker", "victim": "Victim", "supporter": "Supporter"}
@@ -66,12 +66,26 @@ class VictimScreen(TableScreen):
         self._face.kind = "unknown"  # the Supporter's secret, until rolled
         self._d12.value = None
 
+    def told_roles(self) -> dict[int, str]:
+        """Each seat's role as the viewer has been told it: the last roles told (RolesSet)
+        among the events shown, none before the first. The state has the roles its whole
+        step left, so the board named the first Attacker while the rolls for it were still
+        to be told, and the next turn's roles while the battle was."""
+        for event in reversed(self.table.log[: self.dealer.shown]):
+            if isinstance(event, RolesSet):
+                return {
+                    event.attacker: "attacker",
+                    event.supporter: "supporter",
+                    event.victim: "victim",
+                }
+        return {}
+
     def sync_board(self, state: VictimState) -> None:
         s = state
         top = s.settings.starting_health  # a rematch bonus shows as hearts beyond it
-        roles = {s.attacker: "attacker", s.supporter: "supporter", s.victim: "victim"}
+        roles = self.told_roles()
         for seat, name in enumerate(self.names):
-            role = ROLE[roles[seat]]
+            role = ROLE[roles[seat]] if seat in roles else ""
             who = Content.assemble((f"{name:<16}", "bold"), f" {role:<10}")
             if who != self._who.get(seat):  # roles change once a battle, not every move
                 self._who[seat] = who
@@ -115,7 +129,16 @@ class VictimScreen(TableScreen):
         return f"{self.names[state.result.winner]} wins!"
 
     def result_rows(self, state: VictimState) -> list[Content]:
-        return [
-            Content.assemble((f"{name:<16}", "bold"), f"  health {state.health[seat]}")
-            for seat, name in enumerate(self.names)
-        ]
+        """Each seat's health; in a campaign also its bank and what the match stake did to
+        it (paid by all, taken by the winner), as the other games' results show banks."""
+        assert state.result is not None
+        campaign = campaign_of(self.table)
+        rows = []
+        for seat, name in enumerate(self.names):
+            row = Content.assemble((f"{name:<16}", "bold"), f"  health {state.health[seat]}")
+            if campaign is not None:
+                stake = campaign.data.match_stake
+                net = stake * (len(self.names) - 1) if seat == state.result.winner else -stake
+                row += Content(f"   bank {campaign.data.banks[seat]:>4}  ({net:+d})")
+            rows.append(row)
+        return rows

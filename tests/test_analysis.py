@@ -11,7 +11,7 @@ import pytest
 
 from cantina.ai.player import TableAI
 from cantina.ai.temperament import temperament
-from cantina.analysis import analyse, faces_of, option_label
+from cantina.analysis import analyse, faces_of, format_value, option_label
 from cantina.games import GAMES
 from cantina.games.dice import Dice, ScriptedDice
 from cantina.games.table import Move
@@ -164,3 +164,12 @@ def test_measure_gives_the_expert_nothing_and_a_rookie_something():
     rookie = measure("victim", "Rookie", 6, seed=2)
     assert expert.mean == 0 and expert.decisions > 6
     assert rookie.low <= rookie.mean <= rookie.high and rookie.mean > 0.005
+
+
+def test_a_value_that_rounds_to_zero_is_never_shown_negative():
+    """`cantina replay NAME --analyse` showed an Expert's skill as "-0.0%": a rounding
+    error below zero, read as a mistake the Expert cannot make. Zero shows as +0.0%."""
+    assert format_value("win chance", -1e-12, signed=True) == "+0.0%"
+    assert format_value("credits", -1e-12, signed=True) == "+0.00"
+    assert format_value("points", -0.001) == "0.00"
+    assert format_value("win chance", -0.0123, signed=True) == "-1.2%"

@@ -28,7 +28,7 @@ from screens.rules import RulesScreen
 from screens.settings import SettingsScreen
 from screens.setup import HUMAN, SetupScreen
 from screens.table import TableScreen
-from screens.table_widgets import DecisionBar
+from screens.table_widgets import DecisionBar, Line
 from screens.textual_compat import FooterKey, on_each_frame
 from screens.too_small import TooSmallScreen
 
@@ -753,3 +753,35 @@ async def test_question_mark_on_the_menu_shows_the_rules():
             assert isinstance(app.screen, RulesScreen) and app.screen.game_id is None
             await pilot.press("escape")
             await pilot.pause()
+
+
+async def test_the_victim_board_names_no_role_before_the_rolls_for_it_are_told():
+    """The Victim! board took each seat's role from the state its whole step left: at the
+    table's opening it named the first Attacker while the initiative rolls were still
+    being told one by one, and gave away who had won them. It names the roles once they
+    are told (RolesSet), and the same roles as the game's once everything is shown."""
+    setup = TableSetup("victim", VictimSettings(), seats_from_text("you,Expert,Bold"), 3)
+    app = CantinaApp(start=setup, animation_speed=0, pace=1.0, save_preferences=False)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(100):
+            await pilot.pause()
+            if isinstance(app.screen, TableScreen):
+                break
+        table = app.screen
+        assert isinstance(table, TableScreen)
+        assert table.dealer.shown < len(table.table.log), "the opening is still being told"
+
+        def roles_drawn() -> list[str]:
+            return [str(table.query_one(f"#who-{seat}", Line).text) for seat in range(3)]
+
+        assert not any(role in line for line in roles_drawn() for role in ("Attacker", "Victim")), (
+            roles_drawn()
+        )
+        for _ in range(400):
+            await pilot.press("space")  # hurry what is shown, up to the person's choice
+            if table.dealer.shown == len(table.table.log):
+                break
+        await pilot.pause()
+        state = table.game.state
+        assert "Attacker" in roles_drawn()[state.attacker], roles_drawn()
+        assert "Supporter" in roles_drawn()[state.supporter], roles_drawn()

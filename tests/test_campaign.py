@@ -477,3 +477,42 @@ def test_a_campaign_given_a_new_seed_keeps_its_rounds_begun_and_deals_on_from_it
         assert session.campaign.data.table == under_way
         assert session.campaign.data.seed == new_seed
     assert decisions(load(path)) == decisions(reloaded) + 3
+
+
+def test_replay_without_a_number_tells_the_round_under_way_once_begun(tmp_path: Path) -> None:
+    """`cantina replay NAME` tells "the last" round: the one under way once a move is made
+    in it (as the standings' replay offers, and as "there are: 1, 2" lists), not the last
+    finished one, which left a player who stopped mid-round shown the round before."""
+    store = Store(tmp_path)
+    path = store.create(new_campaign("valdes", 5, 3))
+    with store.open(path) as session:
+        campaign = session.campaign
+        while campaign.played < 1 or campaign.replayable()[-1] != 2:
+            drive(campaign, 1, lambda *_: None)
+    assert campaign.played == 1 and campaign.replayable() == [1, 2]
+    done = subprocess.run(
+        [sys.executable, "-m", "cantina", "replay", campaign.name, "--delay", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "CANTINA_SAVE_DIR": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{campaign.name}, game 2:"), lines[0]
+    assert lines[-1] == "(the game is still in progress)"
+
+
+def test_an_export_into_a_folder_that_is_not_there_names_the_folder(tmp_path: Path) -> None:
+    """Exporting to a file in a folder that is not there said only "the folder is not
+    there", leaving the player to guess which of the path's folders; it names it now, and
+    makes nothing."""
+    store = Store(tmp_path / "saves")
+    path = store.create(named("Duo"))
+    missing = tmp_path / "exports" / "2026"
+    with pytest.raises(CampaignError) as raised:
+        store.export(path, missing / "duo.json")
+    assert str(raised.value) == f"there is no folder {missing}"
+    assert not (tmp_path / "exports").exists()

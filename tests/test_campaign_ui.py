@@ -17,6 +17,7 @@ from test_no_color import picture
 from textual.geometry import Region
 from textual.widgets import Checkbox, DataTable, Input, OptionList, Select, Static
 
+from cantina.analysis_report import SkillAndLuck
 from cantina.app import CantinaApp
 from cantina.campaign import store as store_module
 from cantina.campaign.series import Campaign
@@ -25,6 +26,7 @@ from cantina.games.valdes import ValDesSettings
 from cantina.games.victim import VictimSettings
 from cantina.games.vigo import VigoSettings
 from cantina.seating import seats_from_text
+from screens import standings as standings_module
 from screens.campaigns import CampaignsScreen
 from screens.dialogs import AskScreen, ConfirmScreen, UnsavedScreen
 from screens.menu import MenuScreen
@@ -802,3 +804,115 @@ async def test_leaving_anyway_loses_only_what_was_said(tmp_path, monkeypatch):
         assert not isinstance(app.screen, TableScreen | UnsavedScreen)
         assert app.campaign_session is None
     assert decisions_in(path) == kept
+
+
+async def test_the_results_footer_says_what_n_does_as_its_button_does(tmp_path):
+    """The result's footer named `n` "Play on" whatever it did: on a campaign's last
+    round its button says "Final standings", and that is where `n` goes; before it, the
+    game's own words ("New game" at Val-Des). Footer and button now say the same."""
+    folder = tmp_path / "saves"
+    path = saved(folder, "Robots", "valdes", "Expert,Bold", ValDesSettings(seats=2), 2)
+    app = app_for(folder, resume=path)
+    async with app.run_test(size=SIZE) as pilot:
+        for last in (False, True):
+            for _ in range(300):
+                await pilot.pause()
+                if isinstance(app.screen, ResultScreen):
+                    break
+            result = app.screen
+            assert isinstance(result, ResultScreen)
+            words = "Final standings" if last else "New game"
+            assert str(result.query_one("#again").label) == f"{words}  [n]"
+            shown = [description for description, _ in footer_keys(result)]
+            assert shown[0] == words and "Play on" not in shown, shown
+            await pilot.press("n")
+            await pilot.pause()
+        assert isinstance(app.screen, StandingsScreen)
+
+
+@pytest.mark.parametrize(("game", "unit"), [("victim", "match"), ("valdes", "game")])
+async def test_the_standings_replay_key_says_the_games_word_and_is_dim_with_none(
+    tmp_path, game, unit
+):
+    """The standings offered "Replay a round" at Victim! and Val-Des, where the prompt it
+    opens asks "Replay which match?" (or game); and its footer key looked ready while its
+    button was off, with no round played yet, and did nothing. Both now say the game's
+    word, and the key is dimmed while there is nothing to replay."""
+    folder = tmp_path / "saves"
+    seats = "Expert,Bold,Loyal" if game == "victim" else "Expert,Bold"
+    settings = VictimSettings() if game == "victim" else ValDesSettings(seats=2)
+    path = saved(folder, "Robots", game, seats, settings, 2)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        for played in (False, True):
+            with Store(folder).open(path) as session:
+                if played:
+                    table = session.campaign.table()
+                    table.submit(table.game.pending.seat, table.ai_move())
+                campaign = session.campaign
+            app.push_screen(StandingsScreen(campaign))
+            await pilot.pause()
+            standings = app.screen
+            assert str(standings.query_one("#replay").label) == f"Replay a {unit}  [p]"
+            keys = {key.description: key for key in standings.query(FooterKey)}
+            assert "Replay a round" not in keys
+            assert keys[f"Replay a {unit}"].has_class("-disabled") is not played
+            await pilot.press("p")
+            await pilot.pause()
+            assert isinstance(app.screen, AskScreen) is played
+            if played:
+                assert f"Replay which {unit}?" in str(app.screen.query_one("Static").render())
+                await pilot.press("escape")
+            await pilot.press("escape")
+            await pilot.pause()
+
+
+async def test_a_victim_campaigns_result_says_who_took_the_match_stake(tmp_path):
+    """A match of a Victim! campaign ended on health alone: nothing said that the winner
+    took the match stake every seat paid, nor what the banks now were, though the results
+    of Vigo's Favor and Val-Des show each bank. Now each row has its bank and its change."""
+    folder = tmp_path / "saves"
+    seats = seats_from_text("Expert,Bold,Loyal")
+    campaign = Campaign.new(
+        "Duel", "victim", seats, VictimSettings(), rounds=2, seed=11, match_stake=5
+    )
+    path = Store(folder).create(campaign)
+    app = app_for(folder, resume=path)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(600):
+            await pilot.pause()
+            if isinstance(app.screen, ResultScreen):
+                break
+        result = app.screen
+        assert isinstance(result, ResultScreen)
+        rows = str(result.query_one("#standings", Static).render()).splitlines()
+        winner = result.table.game.state.result.winner
+        banks = load(path).data.banks
+        assert sorted(banks) == [15, 15, 30]
+        for seat, row in enumerate(rows):
+            change = "+10" if seat == winner else "-5"
+            assert row.endswith(f"bank {banks[seat]:>4}  ({change})"), row
+
+
+async def test_the_standings_never_show_a_skill_of_minus_zero(tmp_path, monkeypatch):
+    """A Victim! campaign's standings showed the Expert's skill as "-0.00": a rounding
+    error below zero, read as a mistake the Expert cannot make. It shows +0.00."""
+
+    def figures(campaign):
+        return [SkillAndLuck(-1e-12, 0.5), SkillAndLuck(-0.25, -1e-13)]
+
+    monkeypatch.setattr(standings_module, "campaign_skill_and_luck", figures)
+    folder = tmp_path / "saves"
+    path = saved(folder, "Robots", "valdes", "Expert,Bold", ValDesSettings(seats=2), 2)
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(StandingsScreen(load(path)))
+        for _ in range(50):
+            await pilot.pause()
+            if app.screen.skill_and_luck is not None:
+                break
+        grid = app.screen.query_one(DataTable)
+        cells = {(grid.get_row_at(r)[0].plain, grid.get_row_at(r)[-2]) for r in range(2)}
+        assert cells == {("Expert", "+0.00"), ("Bold", "-0.25")}, cells
+        lucks = sorted(grid.get_row_at(r)[-1] for r in range(2))
+        assert lucks == ["+0.00", "+0.50"], lucks

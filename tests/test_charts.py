@@ -4,6 +4,7 @@ under NO_COLOR by markers and labels, not colour."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import pty
 import select
@@ -304,3 +305,48 @@ def test_tournament_plot_shows_the_chart_until_q():
         if process.poll() is None:
             process.kill()
         os.close(master)
+
+
+async def test_seats_with_the_same_banks_share_one_line_named_for_both(tmp_path, monkeypatch):
+    """The two losers of every match of a Victim! campaign have the same banks after each
+    one: drawn apart, the later line covered the earlier one whole, and the legend named a
+    seat whose number was nowhere on the chart. They share one line, named for both."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    path = ai_campaign(tmp_path, "Twice", rounds=2, seed=3, match_stake=10)  # one wins both
+    history = bank_history(load(path))
+    names = [seat.name for seat in load(path).data.roster]
+    losers = [seat for seat in range(3) if history[-1][seat] == min(history[-1])]
+    assert len(losers) == 2 and len({tuple(b[s] for b in history) for s in losers}) == 1
+    winner = ({0, 1, 2} - set(losers)).pop()
+    app = app_for(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_standings(pilot)
+        await pilot.press("g")
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, BankChartScreen):
+                break
+        shown = picture(app).within(app.screen.query_one(BankChart).region)
+        shared = f"{losers[0] + 1} {names[losers[0]]} and {names[losers[1]]}"
+        alone = f"{winner + 1} {names[winner]}"
+        assert shared in shown and alone in shown, shown
+        plot_area = shown.replace(shared, "").replace(alone, "")
+        for seat in (losers[0], winner):  # every number the legend names is drawn
+            assert plot_area.count(str(seat + 1)) > 3, shown
+
+
+async def test_the_ratings_axis_is_marked_in_whole_points_with_zero_under_its_line():
+    """The ratings axis was left to plotext, whose marks read -351.5, -183.3, -15.1, ...:
+    the line at the field's average (0) fell between marks naming neither. The marks are
+    whole Elo points a round step apart, 0 among them, under the line at 0."""
+    app = RatingsApp(a_result())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        lines = picture(app).lines(app.screen.query_one(RatingsChart).region)
+        axis = next(i for i, line in enumerate(lines) if "└" in line)
+        labels = lines[axis + 1].split()
+        marks = [int(label) for label in labels]  # whole numbers, or this raises
+        steps = {high - low for low, high in itertools.pairwise(marks)}
+        assert 0 in marks and len(steps) == 1 and steps.pop() in (10, 20, 50, 100), labels
+        zero = lines[axis + 1].index(" 0 ") + 1
+        assert lines[axis][zero] == "┴", (lines[axis], lines[axis + 1])

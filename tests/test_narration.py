@@ -14,6 +14,7 @@ from cantina.games.events import Event, GameOver, Rolled, SatOut
 from cantina.games.table import Action, Game
 from cantina.games.valdes import Call, ValDesGame, ValDesSettings
 from cantina.games.victim import (
+    AutomaticWin,
     BattleDice,
     BattleResult,
     Fallen,
@@ -270,4 +271,18 @@ def test_a_val_des_seat_that_cannot_cover_the_ante_is_told_to_sit_the_game_out_a
         "Cy puts 2 credits into the pot (ante).",
         "Di puts 2 credits into the pot (ante).",
         "Set 1: Cy shakes the cup.",
+    ]
+
+
+def test_a_moment_counted_keeps_its_count_on_what_happened_not_on_the_remark_after():
+    """A result's key moment told twice read "… No Support or Sabotage die can change that
+    (2 times).", counting the remark; the count goes on the automatic win itself."""
+    narrate = Narrator(["Ana", "Bo", "Cy"])
+    event = AutomaticWin(attacker_double_six=False, victim_double_one=True)
+    assert narrate.moments([(event, 2)]) == [
+        "Automatic win for the Attacker: double one (2 times)! No Support or Sabotage die "
+        "can change that."
+    ]
+    assert narrate.moments([(event, 1)]) == [
+        "Automatic win for the Attacker: double one! No Support or Sabotage die can change that."
     ]

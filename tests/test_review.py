@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from itertools import takewhile
 
 import pytest
@@ -11,11 +12,15 @@ from test_cli import cantina, finished_campaign
 from test_table_play import SIZE, app_at, to_the_result, until
 from textual.widgets import DataTable, Static
 
+from cantina.ai.player import TableAI
+from cantina.ai.temperament import temperament
 from cantina.analysis import analyse
 from cantina.analysis_report import OPTIONS, review_lines
 from cantina.campaign.store import Store, load
+from cantina.games.dice import Dice
+from cantina.games.table import Move
 from cantina.games.valdes import ValDesSettings
-from cantina.games.victim import VictimSettings
+from cantina.games.victim import Plan, VictimGame, VictimSettings
 from cantina.games.vigo import VigoSettings
 from screens.result import ResultScreen
 from screens.review import ReviewScreen
@@ -166,3 +171,61 @@ def test_analyse_temperaments_prints_a_table_per_game():
     assert expert[:2] == ["Expert", "4"] and expert[3:] == ["0.000", "0.000", "to", "0.000"]
     assert lines[4].split()[0] == "Reckless"
     assert "Victim!" not in done.stdout and "Val-Des: every call is worth 1/2" in done.stdout
+
+
+def test_a_victim_review_names_the_seat_each_card_aims_at():
+    """A Victim! review listed "chose support left, best support right": the table offers
+    each card with the seat it aims at, and the review now says it too ("support Expert on
+    the left"), the seat read from the game as the decision was made."""
+    temperaments = [temperament("Rookie")] * 3
+    game = VictimGame.new(VictimSettings(starting_health=3), Dice(5))
+    names = ["Ana", "Expert", "Bold"]
+    ai, ai_dice = TableAI(temperaments), Dice(6)
+    start = game.clone()
+    moves, aimed = [], []
+    while game.pending is not None:
+        seat = game.pending.seat
+        aimed.append(
+            {
+                option: names[game.target_of(option.direction)]
+                for option in game.pending.options
+                if isinstance(option, Plan)
+            }
+        )
+        action = ai.choose(game, ai_dice)
+        moves.append(Move(seat, action))
+        game.apply(seat, action)
+    review = analyse(start, moves, temperaments)
+    lines = review_lines(review, names)
+    plans = [d for d in review.decisions if "left" in d.options[0] or "right" in d.options[0]]
+    assert plans
+    for decision in plans:
+        line = next(line for line in lines if line.startswith(f"#{decision.move:<3} "))
+        for index in (decision.chosen, decision.best):
+            plan = game_option(aimed[decision.move - 1], decision.options[index])
+            target = aimed[decision.move - 1][plan]
+            assert f"{decision.options[index].split()[0]} {target} on the {plan.direction}" in line
+        assert not re.search(r"(support|sabotage|neutral) (left|right)", line), line
+
+
+def game_option(targets: dict, label: str) -> Plan:
+    """The Plan a review's plain label ("support left") stands for."""
+    return next(plan for plan in targets if f"{plan.die} {plan.direction}" == label)
+
+
+async def test_a_decision_too_long_for_the_screen_goes_on_under_its_words():
+    """A Victim! decision naming the seats its cards aim at runs past 80 columns; its
+    line went on at the left edge, where only a decision's number should stand. It goes
+    on under its words now, as its options do."""
+    app = app_at("victim", VictimSettings(), "you,Expert,Bold", 469257226)
+    async with app.run_test(size=SIZE) as pilot:
+        review = await to_the_review(pilot, app)
+        lines = text(review).splitlines()
+        at = lines.index("Decisions, biggest mistakes first:")
+        decisions = [line for line in lines[at + 1 :] if line.strip()]
+        assert all(line[0] in "# " for line in decisions), decisions
+        assert all(len(line) <= SIZE[0] - 3 for line in decisions), decisions  # as drawn
+        heads = [line for line in decisions if line.startswith("#")]
+        assert len(heads) == len(review.review.mistakes())
+        going_on = [line for line in decisions if re.match(r" {5}\S", line) and OPTIONS not in line]
+        assert going_on, decisions  # a decision's line went on, under its words

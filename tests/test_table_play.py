@@ -224,7 +224,7 @@ async def test_a_games_result_comes_laid_out_once_with_its_footer_keys(monkeypat
         result = app.screen
         assert len(laid_out) <= 2, laid_out
         shown = [key.description for key in result.query(FooterKey)]
-        assert shown == ["Play on", "Log", "Analysis", "See the table", "Leave"]
+        assert shown == ["New game", "Log", "Analysis", "See the table", "Leave"]
         await looks_as_restyled(pilot, result)
 
 

@@ -323,3 +323,22 @@ def test_ctrl_c_with_json_prints_the_partial_result():
     assert 0 < data["games"] < 1_000_000
     assert sum(r["games"] for r in data["ratings"]) == 3 * data["games"]
     assert err.decode().startswith("cantina: stopped by Ctrl-C after ")
+
+
+def test_games_that_do_not_cover_the_seatings_evenly_are_said_to():
+    """Games not a multiple of the seatings play some seatings once more than the others
+    (or not at all), so the temperaments meet unevenly: 60 Victim! matches of all eight
+    seated the Expert in 50 and the Rookie in 15, and nothing but the games column said
+    so. The report says it under the table; a multiple of the seatings says nothing."""
+    three = ("--temperaments", "Expert,Bold,Rookie", "--seed", "1", "--jobs", "1")
+    done = cantina("tournament", "victim", "--games", "20", *three, timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert (
+        "2 of the 6 seatings were played 4 times and the rest 3 times, so the temperaments "
+        "met unevenly; 6 matches (or a multiple) play every seating alike." in said
+    ), done.stdout
+    done = cantina("tournament", "victim", "--games", "4", *three, timeout=120)
+    assert "were played once and the rest not at all" in " ".join(done.stdout.split())
+    done = cantina("tournament", "victim", "--games", "12", *three, timeout=120)
+    assert done.returncode == 0 and "seatings were played" not in done.stdout, done.stdout

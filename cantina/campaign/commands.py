@@ -76,15 +76,17 @@ def _title(campaign: Campaign) -> str:
 
 
 def round_to_replay(path: Path, number: int | None, doing: str) -> tuple[Campaign, int, Any, list]:
-    """The campaign at `path`, the round asked for (its last played when None), and that
-    round's game at its start with its moves: what `replay` tells and `--analyse` weighs.
+    """The campaign at `path`, the round asked for (when None, its latest with a move made:
+    the one under way if begun, as the standings' replay offers, else the last finished),
+    and that round's game at its start with its moves: what `replay` tells and `--analyse`
+    weighs.
     `doing` ("replay", "analyse") names the command in the line that ends it."""
     try:
         campaign = load(path)
     except Damaged as err:
         raise SystemExit(f"cantina: cannot {doing} a damaged save: {err}") from None
     if number is None:
-        number = campaign.played or 1
+        number = (campaign.replayable() or [1])[-1]
     try:
         game, moves = campaign.replay(number)
     except ValueError as err:

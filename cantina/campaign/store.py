@@ -453,6 +453,8 @@ def export_bytes(raw: bytes, name: str, destination: Path) -> Path:
         return write_new(destination, file_stem(name), raw)
     if destination.exists():
         raise CampaignError(f"{destination} is there already; an export never replaces a file")
+    if not destination.parent.is_dir():  # said with the folder's name, not "the folder"
+        raise CampaignError(f"there is no folder {clean_text(str(destination.parent))}")
     try:
         write_atomic(destination, raw, replace=False)
     except FileExistsError:
