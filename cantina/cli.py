@@ -385,11 +385,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+NO_TERMINAL = (
+    "the cantina is played in a terminal, and this command's input or output is not one"
+    " (sim, watch, tournament and replay print to any output)"
+)
+"""Said instead of opening the app with no terminal to draw in or read keys from: it drew
+its frames into a redirected file, and ran on, unseen, until killed."""
+
+
 def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | None = None) -> int:
     """Open the cantina: the menu, a table set from `cantina play`'s arguments, or a
     saved campaign."""
     folder = save_folder(args)
     start = play_setup(args) if table else None
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        fail(NO_TERMINAL)
     from cantina.app import CantinaApp
 
     app = CantinaApp(start=start, resume=resume, save_dir=folder)

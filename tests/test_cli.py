@@ -21,7 +21,7 @@ from cantina.ai.temperament import temperament
 from cantina.arguments import MAX_SESSIONS
 from cantina.campaign.series import Campaign
 from cantina.campaign.store import Store, load
-from cantina.cli import build_parser
+from cantina.cli import NO_TERMINAL, build_parser
 from cantina.games import events as common
 from cantina.games.table import play_moves
 from cantina.games.valdes import ValDesSettings
@@ -678,3 +678,14 @@ def test_the_store_may_come_from_the_environment(store, says, tmp_path):
     assert done.returncode == 1, done.stderr
     (line,) = done.stderr.splitlines()
     assert line.startswith(says)
+
+
+@pytest.mark.parametrize("command", [(), ("play", "vigo", "--seed", "1")])
+def test_the_app_with_no_terminal_says_so_in_one_line(command, tmp_path):
+    """Seen playing: `cantina resume NAME > file` opened the whole app with no terminal,
+    wrote its frames into the file and ran on, unseen, at most of a core, until killed. A
+    command that opens the app and has no terminal for its input or output says so and
+    stops (this test's commands have neither: output captured, input /dev/null)."""
+    done = cantina(*command, "--save-dir", str(tmp_path))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == f"cantina: {NO_TERMINAL}\n"
