@@ -67,18 +67,24 @@ def _doc(store: RedisCampaigns, path: Path) -> bytes:
     return raw
 
 
+def timeless(document: bytes) -> bytes:
+    """A campaign's JSON with its times as one: the two stores each stamp their own copy as
+    it is made or saved, and a second can turn between them (a busy CI machine's did)."""
+    return re.sub(rb'"(created|updated)": "[^"]*"', rb'"\1": "T"', document)
+
+
 def test_a_campaign_in_redis_is_the_save_files_bytes(tmp_path: Path, keepers) -> None:
     files = Store(tmp_path / "files")
     redis = keepers[0].player("p1")
     on_disk = files.create(new_campaign("valdes", 7, 3))
     in_redis = redis.create(new_campaign("valdes", 7, 3))
     assert in_redis.name == on_disk.name == "valdes-7.json"
-    assert _doc(redis, in_redis) == on_disk.read_bytes()
+    assert timeless(_doc(redis, in_redis)) == timeless(on_disk.read_bytes())
     for store, path in ((files, on_disk), (redis, in_redis)):
         with store.open(path) as session:
             drive(session.campaign, 9, lambda *_: None)
             assert session.saves == 9 and session.saved
-    assert _doc(redis, in_redis) == on_disk.read_bytes()
+    assert timeless(_doc(redis, in_redis)) == timeless(on_disk.read_bytes())
     assert decisions(redis.load(in_redis)) == 9
     (entry,) = redis.entries()
     assert entry.path == in_redis and entry.problem is None and entry.campaign is not None
@@ -86,7 +92,7 @@ def test_a_campaign_in_redis_is_the_save_files_bytes(tmp_path: Path, keepers) ->
     # Export gives the usual file: the same bytes, which the file store opens.
     exported = redis.export(in_redis, tmp_path)
     assert exported == tmp_path / "valdes-7.json"
-    assert exported.read_bytes() == on_disk.read_bytes()
+    assert timeless(exported.read_bytes()) == timeless(on_disk.read_bytes())
     assert decisions(load(exported)) == 9
     # And a save file comes in as it is (its name numbered: this one is taken).
     imported = redis.import_file(exported)
@@ -508,7 +514,7 @@ def _banks_shown(screen: str, pattern: str, store: RedisCampaigns, path: Path) -
     return shown
 
 
-RESULT_ROW = r"NAME\s+\d+ points\s+bank\s+(-?\d+)"
+RESULT_ROW = r"NAME\s+\d+ points?\s+bank\s+(-?\d+)"
 """A seat's line on a Val-Des game's result (`screens/valdes.py`)."""
 STANDINGS_ROW = r"NAME\s+(-?\d+)\s"
 """A seat's line on the standings: name, then bank (`screens/standings.py`)."""

@@ -142,6 +142,7 @@ class ManyHosts:
         """Seats given here that Redis gave to someone else, by table: their people are
         told once this host has the table as Redis has it."""
         self._starting: set[str] = set()
+        self._stopped = False
         """Tables this host is starting, their start on its way to Redis (`start`)."""
         if shared is not None:
             shared.host = host_id
@@ -175,6 +176,7 @@ class ManyHosts:
 
     def stop(self) -> None:
         """The host stops: it follows, beats and claims no more."""
+        self._stopped = True  # for a loop whose cancel Python 3.11 dropped (`claim`)
         for task in [*self._tasks, *self._claims, *self._starts.values(), *self._catching]:
             task.cancel()
         self._tasks.clear()
@@ -204,8 +206,8 @@ class ManyHosts:
                         break
                     except StoreAway:
                         stop_if_cancelled()
-                        if self.tables.get(table.code) is not table:
-                            return  # closed here meanwhile
+                        if self._stopped or self.tables.get(table.code) is not table:
+                            return  # closed here meanwhile, or the host stopped
                         await asyncio.sleep(0.5)
             finally:
                 self._claiming[table.code] -= 1
@@ -307,6 +309,8 @@ class ManyHosts:
                 return -2
             except StoreAway:
                 stop_if_cancelled()
+                if self._stopped:
+                    return -1
                 waits()
                 await asyncio.sleep(0.5)
 

@@ -423,6 +423,9 @@ class RedisStore:
         """When seats' players went away (None: they are back) still to write, by table
         then seat, on the event loop's clock (`seat_away`)."""
         self._gone_writer: asyncio.Task[None] | None = None
+        self._closed = False
+        """Closed (`close`): the writers' loops, which go on while Redis is away, end (a
+        cancel Python 3.11 dropped left one retrying on a closed client for ever)."""
 
     @classmethod
     def from_url(cls, url: str, *, timeout: float = 2.0) -> RedisStore:
@@ -660,6 +663,8 @@ class RedisStore:
                 await self._run(self._away, [self.table_key(code), self.away_key(code)], args)
             except StoreAway:
                 stop_if_cancelled()
+                if self._closed:
+                    return
                 waiting = self._gone.setdefault(code, {})
                 for seat, since in seats.items():  # unless newer news of the seat came
                     waiting.setdefault(seat, since)
@@ -679,6 +684,9 @@ class RedisStore:
             try:
                 await self._flush(code)
             except StoreAway:
+                stop_if_cancelled()
+                if self._closed:
+                    return
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._woken.wait(), RETRY_WRITES)
                 await asyncio.sleep(RETRY_WRITES / 5)
@@ -930,6 +938,7 @@ class RedisStore:
                         await self._run(self._release, [self.lease_key(code)], [host])
         except TimeoutError:
             log.warning("redis: %d table records were not written", len(self._waiting))
+        self._closed = True
         for writer in (self._writer, self._gone_writer):
             if writer is not None:
                 writer.cancel()
