@@ -34,7 +34,7 @@ from cantina.games.table import Action, Decision, IllegalAction, Move
 from cantina.live import LiveTable
 from cantina.narration import Narrator
 from cantina.pace import Pace
-from cantina.store.memory import Journal, StoreAway
+from cantina.store.memory import Journal, StoreAway, stop_if_cancelled
 from cantina.store.records import Entry, entry_move, move_entry, next_game_entry
 
 log = logging.getLogger("cantina.dealer")
@@ -597,6 +597,9 @@ class Dealer:
                 landed, accepted = await self.journal.record(entry)
                 break
             except StoreAway:
+                stop_if_cancelled()
+                if self.closed:  # the table ended here meanwhile (the host stopped, say)
+                    raise asyncio.CancelledError from None
                 await asyncio.sleep(STORE_RETRY)  # the lobby tells every table it is away
         for item in landed:
             apply_entry(self.table, item, own=item.id == entry.id)

@@ -1075,3 +1075,40 @@ async def until_renewed(store: RedisStore, codes: list[str], timeout: float = 15
             pass
         assert loop.time() < deadline, "the pool was not renewed after Redis came back"
         await asyncio.sleep(0.1)
+
+
+async def test_a_host_stops_even_when_a_call_to_redis_swallowed_its_cancel(
+    redis_server,  # noqa: F811
+):
+    """Python 3.11's `wait_for`, which redis-py runs each command under when the client
+    has a socket timeout, drops a cancel that comes as the command's answer does: the
+    call returns and the task runs on, though `cancelling()`. Each call here swallows
+    the cancel so: the host's following and beating, and a chat line's sending, still
+    end once the host stops (they followed Redis for ever after, and held a CI run's
+    teardown 600 s)."""
+    a = await host(redis_server.url)
+    store = a.store
+    assert isinstance(store, RedisStore)
+    real_follow, real_beat, real_say = store.follow, store.beat, store.say
+
+    def swallowing(call):
+        async def swallow(*args, **kwargs):
+            try:
+                return await call(*args, **kwargs)
+            except asyncio.CancelledError:  # as the 3.11 `wait_for` does: answer, go on
+                return await call(*args, **kwargs)
+
+        return swallow
+
+    store.follow = swallowing(real_follow)  # type: ignore[method-assign]
+    store.beat = swallowing(real_beat)  # type: ignore[method-assign]
+    store.say = swallowing(real_say)  # type: ignore[method-assign]
+    tasks = list(a.hosts._tasks)
+    assert len(tasks) >= 2
+    try:
+        await asyncio.sleep(0.2)  # each loop inside a call
+        a.close_all()
+        _, running = await asyncio.wait(tasks, timeout=5)
+        assert not running, [t.get_coro() for t in running]
+    finally:
+        await stop(a)

@@ -293,6 +293,9 @@ class ManyHosts:
         while True:
             try:
                 while code in self._claiming:  # this host's own claims land first
+                    stop_if_cancelled()
+                    if self._stopped:
+                        return -1
                     if not shared.available:
                         waits()
                     await asyncio.sleep(0.01)
@@ -395,7 +398,8 @@ class ManyHosts:
         catches up from the version its dealer stands at (`_catch_up`): nothing is
         missed, and what went by unread is applied at once, not shown step by step."""
         away = False
-        while True:
+        while not self._stopped:
+            stop_if_cancelled()  # a cancel redis-py's `wait_for` dropped: see there
             try:
                 if away:  # back after a gap: read every table again
                     away = False
@@ -513,7 +517,7 @@ class ManyHosts:
     async def _beat(self, shared: RedisStore) -> None:
         """Each second: say who follows each table from this host, learn who does from
         any, and take or keep the lease on the AI seats of the started tables."""
-        while True:
+        while not self._stopped:
             self._beaten.clear()
             here: dict[str, dict[str, str]] = {}
             for code, table in self.tables.items():

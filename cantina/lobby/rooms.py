@@ -62,6 +62,7 @@ class ChatRooms:
         """Send each line said here to the other hosts, in order; while Redis is away,
         try again every half second."""
         while True:
+            stop_if_cancelled()  # see there: a dropped cancel must not keep this going
             room, line = await self.out.get()
             said = Said(self.host_id, line.identity, line.name, line.text, line.watching)
             while True:

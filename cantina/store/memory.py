@@ -35,9 +35,12 @@ class StoreAway(Exception):
 def stop_if_cancelled() -> None:
     """End the task running this if it was asked to stop. A call to Redis cut short by
     the cancel can come out as a lost connection (StoreAway), and Python 3.11's
-    `wait_for` can drop a cancel that meets its timeout: the lobby's loops, which go on
-    when Redis is away, would then go on for ever after the host stopped them (and hold
-    up the host's exit)."""
+    `wait_for` (redis-py runs each command under one when the client has a socket
+    timeout) drops a cancel that comes as the command's answer does, leaving the task
+    running but still `cancelling()`: the lobby's loops, which go on when Redis is away
+    and whose calls succeed while it is there, would then go on for ever after the host
+    stopped them (and hold up the host's exit, or a test's teardown, 600 s in a CI run).
+    So each loop calls this at every turn, not only when a call fails."""
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError

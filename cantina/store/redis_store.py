@@ -652,7 +652,8 @@ class RedisStore:
 
     async def _write_gone(self) -> None:
         """Write every seat's going away (or coming back) that waits, until none does."""
-        while self._gone:
+        while self._gone and not self._closed:
+            stop_if_cancelled()
             code = next(iter(self._gone))
             seats = self._gone.pop(code)
             now = asyncio.get_running_loop().time()
@@ -678,7 +679,8 @@ class RedisStore:
     async def _write_all(self) -> None:
         """Write every waiting record, in the order they came, until none waits; while
         Redis is away, try again every RETRY_WRITES seconds."""
-        while self._waiting:
+        while self._waiting and not self._closed:
+            stop_if_cancelled()
             self._woken.clear()
             code = next(iter(self._waiting))
             try:
