@@ -242,6 +242,32 @@ async def test_clients_stalled_in_their_login_are_refused_with_the_reason(keys):
                 s.close()
 
 
+async def test_a_refused_client_writing_on_still_reads_why_not_a_reset(keys):
+    """A client refused as it connects has often sent its key exchange already (OpenSSH
+    writes it before reading the host's reply; a connection handed to a worker of
+    `--workers` has had time to). Cut at once, the host's socket holds bytes it never
+    read, so the client's side is reset: its next write fails ("Broken pipe", OpenSSH's
+    whole message) and it never reads the reason. The host half-closes instead and reads
+    on: the client writes on without error, then reads the reason and the end."""
+    async with running_host(keys, startups_per_address=1) as host:
+        first = await RawSocket.open(host.port)  # the address's one place logging in
+        first.writer.write(b"SSH-2.0-First\r\n")
+        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
+        try:
+            writer.write(b"SSH-2.0-Late\r\n" + bytes(32768))  # unread by the host
+            await writer.drain()
+            await asyncio.sleep(0.5)  # refused by now
+            writer.write(bytes(32768))  # a reset would fail this write, or the read below
+            await writer.drain()
+            got = await asyncio.wait_for(reader.read(), 10)  # to the host's end
+            assert got.startswith(b"SSH-2.0-"), got[:40]
+            assert b"cantina: too many connections from your address are logging in" in got
+        finally:
+            writer.close()
+            first.close()
+        await until(lambda: host.connections == 0)
+
+
 async def test_connections_logging_in_from_many_addresses_are_dropped_early(keys):
     """OpenSSH's MaxStartups over all addresses: from `start`, new ones are dropped (here
     always, with a rate of 100%), told why."""

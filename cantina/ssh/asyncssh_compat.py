@@ -27,3 +27,65 @@ def connection_transport(conn: Any) -> asyncio.ReadTransport | None:
     transport = getattr(conn, TRANSPORT, None)
     readable = all(callable(getattr(transport, name, None)) for name in READING)
     return cast("asyncio.ReadTransport", transport) if readable else None
+
+
+ABORT = "abort"
+"""What asyncssh's `SSHConnection.disconnect` ends with: it sends the disconnect
+message, then calls its transport's `abort` (`_force_close`), read as the transport's
+attribute when it is called."""
+LINGER = 2.0
+"""Seconds a refused connection is read (and what it sends thrown away) after its
+refusal was sent, unless the client closes first."""
+LINGER_MOST = 64
+"""Refused connections lingering at once, at most; past that, one is cut at once."""
+
+
+class _Discard(asyncio.Protocol):
+    """Takes a refused connection's bytes from asyncssh and throws them away."""
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        pass
+
+    def eof_received(self) -> bool:
+        return False  # the client has read its line and closed: close ours
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        global _lingering
+        _lingering -= 1
+
+
+_lingering = 0
+
+
+def disconnect_lingering(conn: Any, code: int, reason: str) -> None:
+    """`conn.disconnect(code, reason)`, but the socket is half-closed after the message,
+    not cut: what the client sends meanwhile is read and thrown away for up to `LINGER`
+    seconds, or until it closes. Cut at once, a socket holding bytes the host never read
+    is reset, and a client that writes its key exchange before reading the host's
+    reply (OpenSSH) gets "Broken pipe" instead of the reason (a connection handed to a
+    worker of `--workers` has had time to send it). asyncssh's `disconnect` ends with the
+    transport's `abort` (`ABORT`): that call, on this transport alone, lingers instead."""
+    global _lingering
+    transport = cast("asyncio.Transport | None", getattr(conn, TRANSPORT, None))
+    if transport is None or _lingering >= LINGER_MOST or not transport.can_write_eof():
+        conn.disconnect(code, reason)
+        return
+    abort = transport.abort
+    loop = asyncio.get_running_loop()
+
+    def linger() -> None:
+        global _lingering
+        if transport.is_closing():
+            return
+        _lingering += 1
+        transport.set_protocol(_Discard(transport))
+        if not transport.is_reading():
+            transport.resume_reading()
+        transport.write_eof()
+        loop.call_later(LINGER, abort)
+
+    setattr(transport, ABORT, linger)
+    conn.disconnect(code, reason)

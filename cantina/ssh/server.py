@@ -28,7 +28,7 @@ from cantina.chat import MuteBook
 from cantina.lobby import Lobby
 from cantina.pace import Pace
 from cantina.seating import clean_name
-from cantina.ssh.asyncssh_compat import connection_transport
+from cantina.ssh.asyncssh_compat import connection_transport, disconnect_lingering
 from cantina.ssh.budget import OWNER, Budgets, InputPacer, ReadPacer, WorkBudget, WorkMeter
 from cantina.ssh.keys import fingerprint
 from cantina.ssh.limits import (
@@ -541,8 +541,10 @@ class Gate(asyncssh.SSHServer):
         log.info("refused %s %s: %s", self.address, self.who, why)
         self.host.stop_waiting(self)
         conn = self.conn
-        if conn is not None:
-            asyncio.get_running_loop().call_soon(conn.disconnect, code, f"cantina: {why}")
+        if conn is not None:  # read on a moment: see disconnect_lingering
+            asyncio.get_running_loop().call_soon(
+                disconnect_lingering, conn, code, f"cantina: {why}"
+            )
 
     def close(self, why: str) -> None:
         """End this connection from the host's side, telling the client why."""
