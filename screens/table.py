@@ -234,8 +234,11 @@ class TableScreen(UsesApp, Screen[None]):
         yield TableFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
+        shown = next(self.query("#log").results(NarrationLog), None)
+        if shown is None:  # taken down as it was put up (its session ending): nothing to do
+            return
         self.bar = self.query_one(DecisionBar)
-        self.log_widget = self.query_one("#log", NarrationLog)
+        self.log_widget = shown
         self.query_one("#variants", Line).text = Content(self.settings_line())
         if self.shared:
             self._presence = self.query_one("#presence", Line)

@@ -90,7 +90,11 @@ def asking_a_person(table: SharedTable) -> bool:
 
 
 def offered(screen: TableScreen | None) -> list[str]:
-    return screen.query_one(DecisionBar).offered() if screen is not None else []
+    """The options on show at a table screen (none while it is still being put up: its
+    widgets are in its tree before they are composed)."""
+    if screen is None or not screen.is_mounted:
+        return []
+    return screen.query_one(DecisionBar).offered()
 
 
 async def answer(

@@ -901,3 +901,22 @@ async def test_a_result_on_show_when_the_seat_is_taken_back_offers_no_next_game(
         await pilot.pause()
         assert isinstance(old.screen, TableScreen) and table.live.number == 1
     lobby.close_all()
+
+
+async def test_a_table_screen_taken_down_as_it_is_put_up_ends_quietly():
+    """A table screen put up and taken down again in one step (a hosted session once did
+    it as its table started) finds its widgets gone as it mounts: it shows nothing and
+    follows nothing, and the app goes on, not ended by an error (NoMatches: '#log')."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Expert", 3)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        first = app.screen
+        for _ in range(3):
+            app.open_table(first.table.setup)
+            app.pop_screen()
+            await pilot.pause()
+        assert app.screen is first and app.return_code is None
+        await until(pilot, lambda: first.awaiting_human)
+        moves = len(first.table.moves)
+        await pilot.press("1")  # the table under them plays on
+        await until(pilot, lambda: len(first.table.moves) > moves)
