@@ -94,13 +94,13 @@ n, port, key, store, workers = (
 )
 # N players on N machines: each session comes from an address of its own (127.0.0.2 on),
 # so each has its own share of the host's time, as a player at home has; only the host's
-# totals are raised to let N in at once
+# totals are raised to let N in at once (and its tables: one a session, as --max-tables N)
 limits = dataclasses.replace(
     Limits(), max_sessions=n + 8, max_connections=2 * n + 16,
     startups=Startups(n + 8, 30, 2 * n + 16),
 )
 options = HostOptions(
-    port=port, host_key=key, open=True, limits=limits,
+    port=port, host_key=key, open=True, limits=limits, max_tables=max(n + 8, 64),
     store=None if store == "memory" else store,
 )
 if os.environ.get("BENCH_GC"):  # the collector's thresholds, tried: "1000,5,100"

@@ -27,7 +27,10 @@ MAX_SESSIONS = 128
 """The most SSH sessions at once: more could never open, as the host takes no more
 connections than this at once (`cantina.ssh.limits.Limits.max_connections`)."""
 MAX_TABLES = 64
-"""The most shared tables a player may have open: the lobby holds no more than this."""
+"""The most shared tables a host keeps open unless told (`cantina.lobby.table.MAX_TABLES`),
+so the most a player may have open (`--tables-per-player`)."""
+MOST_TABLES = 1024
+"""The most `--max-tables` may be: each table costs every host of a shared lobby a dealer."""
 MAX_WAIT = 3600.0
 """The longest grace (to log in, or for an absent player) a host may give, in seconds."""
 MAX_IDLE = 7 * 86400.0

@@ -27,6 +27,7 @@ from cantina.arguments import (
     MAX_TABLES,
     MAX_WAIT,
     MAX_WORKERS,
+    MOST_TABLES,
     Parser,
     bounds,
     fail,
@@ -277,6 +278,16 @@ def build_parser() -> argparse.ArgumentParser:
         type=whole(1, MAX_TABLES),
         default=2,
         help="shared tables one player may have open at once (default 2)",
+    )
+    serve.add_argument(
+        "--max-tables",
+        metavar="N",
+        type=whole(1, MOST_TABLES),
+        default=MAX_TABLES,
+        help=(
+            f"shared tables open at once, in all (default {MAX_TABLES}); with --store redis,"
+            " give every host of the cantina the same"
+        ),
     )
     serve.add_argument(
         "--away-grace",

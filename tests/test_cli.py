@@ -357,6 +357,8 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("serve", "--open", "--max-sessions", "100000"), "--max-sessions must be 1 to 128"),
     (("serve", "--open", "--per-address", "0"), "--per-address must be 1 to 128, not 0"),
     (("serve", "--open", "--tables-per-player", "x"), "--tables-per-player must be a whole"),
+    (("serve", "--open", "--max-tables", "0"), "--max-tables must be 1 to 1,024, not 0"),
+    (("serve", "--open", "--max-tables", "1025"), "--max-tables must be 1 to 1,024, not 1025"),
     (("serve", "--open", "--away-grace", "-1"), "--away-grace must be 0 to 3600 seconds"),
     (("serve", "--open", "--idle-timeout", "nan"), "--idle-timeout must be 10 to 604800"),
     (("serve", "--open", "--max-startups", "9:30:5"), "--max-startups must have 1 <= START"),

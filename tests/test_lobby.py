@@ -20,6 +20,7 @@ INSTANT = Pace(beat=0, roll=0)
 ALICE = Player("SHA256:alice", "alice")
 BOB = Player("SHA256:bob", "bob")
 CAROL = Player("SHA256:carol", "carol")
+DAVE = Player("SHA256:dave", "dave")
 
 
 def setup(humans: int = 2, ais: int = 1) -> TableSetup:
@@ -136,6 +137,20 @@ async def test_an_unstarted_table_whose_people_all_left_closes_at_the_next_sweep
     nobody = lobby.create(setup(), ALICE)  # alice is not connected
     lobby.sweep()
     assert lobby.find(held.code) is held and lobby.find(nobody.code) is None
+
+
+async def test_a_host_keeps_at_most_its_max_tables_open():
+    """`cantina serve --max-tables N`: the host keeps N tables open, and refuses the next
+    in one line, whoever sets it; one closing makes room again."""
+    lobby = Lobby(pace=INSTANT, max_tables=3)
+    tables = [lobby.create(setup(humans=1), who) for who in (ALICE, BOB, CAROL)]
+    with pytest.raises(ValueError, match="the host has as many tables as it keeps"):
+        lobby.create(setup(humans=1), DAVE)
+    lobby.close(tables[0])
+    assert lobby.create(setup(humans=1), DAVE).creator == DAVE
+    assert len(lobby.tables) == 3
+    lobby.close_all()
+    assert Lobby().max_tables == 64
 
 
 async def test_tables_per_player():

@@ -685,6 +685,8 @@ def test_serve_flags_reach_the_host():
             "3",
             "--tables-per-player",
             "4",
+            "--max-tables",
+            "200",
             "--away-grace",
             "15",
             "--idle-timeout",
@@ -708,11 +710,13 @@ def test_serve_flags_reach_the_host():
         settings_line(options)
     )
     assert options.away_grace == 15 and options.tables_per_player == 4
+    assert options.max_tables == 200 and "4 tables a player, 200 in all" in settings_line(options)
     limits = options.limits
     assert (limits.per_address, limits.idle_timeout, limits.login_timeout) == (3, 600, 12)
     assert limits.startups_per_address == 5 and limits.startups == Startups(6, 40, 20)
     defaults = host_options(build_parser().parse_args(["serve", "--open"]))
     assert defaults.limits == Limits() and defaults.tables_per_player == 2
+    assert defaults.max_tables == HostOptions().max_tables == 64
     assert defaults.away_grace == HostOptions().away_grace
     never = host_options(build_parser().parse_args(["serve", "--open", "--strikes", "0"]))
     assert settings_line(never).endswith("never held for its sessions' abuse (--strikes 0)")

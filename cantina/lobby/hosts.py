@@ -105,8 +105,11 @@ class ManyHosts:
         pool: CodePool,
         dealers: Dealers,
         notices: StoreNotices,
+        max_tables: int = MAX_TABLES,
     ) -> None:
         self.tables = tables
+        self.max_tables = max_tables
+        """Tables this host keeps: past it, another host's new one is not taken up here."""
         self.shared = shared
         self.host_id = host_id
         self.presence = presence
@@ -466,7 +469,7 @@ class ManyHosts:
             return
         record = stored.record
         if table is None:
-            if len(self.tables) >= MAX_TABLES:
+            if len(self.tables) >= self.max_tables:
                 return
             entries = await self.shared.entries(code) if record.started else []
             try:

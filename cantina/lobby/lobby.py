@@ -72,6 +72,7 @@ class Lobby:
         away_grace: float = 60.0,
         pace: Pace | None = None,
         tables_per_player: int = TABLES_PER_PLAYER,
+        max_tables: int = MAX_TABLES,
         empty_after: float = EMPTY_AFTER,
         rejoin_tries: int = REJOIN_TRIES,
         store: TableStore | None = None,
@@ -85,6 +86,8 @@ class Lobby:
         """How long what happens stays on show at every table of this host."""
         self.tables_per_player = tables_per_player
         """Open tables one player may have set: one address leaving holds no more."""
+        self.max_tables = max_tables
+        """Open tables this host keeps (with a shared lobby, the whole cantina's)."""
         self.empty_after = empty_after
         """Seconds a started table with nobody at it (no player, no spectator) stays."""
         self.wrong = WrongCodes(rejoin_tries)
@@ -110,6 +113,7 @@ class Lobby:
             pool=self.pool,
             dealers=self.dealers,
             notices=self.notices,
+            max_tables=max_tables,
         )
         self.seats = Seats(self.tables, self.store, self.hosts, self.wrong)
 
@@ -217,7 +221,7 @@ class Lobby:
                 f"you have {len(started)} tables open, the most one player may;"
                 " join one, or wait until one closes"
             )
-        if len(self.tables) >= MAX_TABLES:
+        if len(self.tables) >= self.max_tables:
             raise ValueError("the host has as many tables as it keeps; join one instead")
         temperament(stand_in)  # ValueError for an unknown temperament
         table = SharedTable(self._new_code(), setup, creator, stand_in, campaign=campaign)

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from cantina.campaign.store import OpenCampaign
 
 MAX_TABLES = 64
-"""The most tables a host keeps open."""
+"""The most tables a host keeps open, unless told otherwise (`cantina serve
+--max-tables`). With a shared lobby every host keeps every table of the cantina, so this is
+the whole cantina's; its hosts are all given the same."""
 SEAT_TAKEN_BACK = (
     "{name}'s seat is played from another connection now (its rejoin code was entered"
     " there): the screen it left only watches."

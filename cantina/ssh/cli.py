@@ -45,6 +45,7 @@ def host_options(args: argparse.Namespace) -> HostOptions:
         limits=limits,
         away_grace=args.away_grace,
         tables_per_player=args.tables_per_player,
+        max_tables=args.max_tables,
         save_dir=getattr(args, "save_dir", None),
         store=None if args.store == "memory" else args.store,
     )

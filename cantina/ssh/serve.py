@@ -116,7 +116,7 @@ def settings_line(options: HostOptions) -> str:
     return (
         f"{limits.max_sessions} sessions, {limits.per_address} an address; "
         f"idle timeout {limits.idle_timeout:g} s; away grace {options.away_grace:g} s; "
-        f"{options.tables_per_player} tables a player; logging in: "
+        f"{options.tables_per_player} tables a player, {options.max_tables} in all; logging in: "
         f"{limits.startups_per_address} an address, startups {limits.startups}, "
         f"grace {limits.login_timeout:g} s; {strikes_words(options)}"
     )

@@ -26,6 +26,7 @@ import asyncssh
 from cantina.campaign.store import save_dir
 from cantina.chat import MuteBook
 from cantina.lobby import Lobby
+from cantina.lobby.table import MAX_TABLES
 from cantina.pace import Pace
 from cantina.seating import clean_name
 from cantina.ssh.asyncssh_compat import connection_transport, disconnect_lingering
@@ -108,6 +109,7 @@ class HostOptions:
     abandoned_after: float = 60.0
     """Seconds a started table with nobody at it (no player, no spectator) stays open."""
     tables_per_player: int = 2
+    max_tables: int = MAX_TABLES
     """Shared tables one player may have open at once (for the lobby's cap)."""
     save_dir: Path | None = None
     """The host's campaign folder; each player's own campaigns go in a folder of theirs
@@ -200,6 +202,7 @@ class Host:
                 away_grace=options.away_grace,
                 pace=pace,
                 tables_per_player=options.tables_per_player,
+                max_tables=options.max_tables,
                 store=self.store,
             )
         self.server: asyncssh.SSHAcceptor | None = None
