@@ -1112,3 +1112,24 @@ async def test_a_host_stops_even_when_a_call_to_redis_swallowed_its_cancel(
         assert not running, [t.get_coro() for t in running]
     finally:
         await stop(a)
+
+
+async def test_a_host_takes_up_no_more_of_the_cantinas_tables_than_its_max_tables(
+    redis_server,  # noqa: F811
+):
+    """Every host follows every table of the cantina, so `--max-tables` is the whole
+    cantina's: a host given 2 (against the others' 64) takes up only two of another host's
+    three tables, and refuses a new one of its own while it holds those."""
+    a = await host(redis_server.url)
+    b = Lobby(store=RedisStore.from_url(redis_server.url), pace=FAST, max_tables=2)
+    await b.restore()
+    try:
+        for who in (ANA, BO, Player("key:cy", "Cy")):
+            a.create(four_seats(), who)
+        await until(lambda: len(b.tables) == 2)
+        await asyncio.sleep(2 * BEAT)  # a beat or two on: still two
+        assert len(b.tables) == 2 and len(a.tables) == 3
+        with pytest.raises(ValueError, match="the host has as many tables as it keeps"):
+            b.create(four_seats(), Player("key:di", "Di"))
+    finally:
+        await stop(a, b)
