@@ -440,6 +440,27 @@ async def test_the_arrow_keys_move_through_the_games_of_a_new_campaign(tmp_path)
         assert isinstance(setup, SetupScreen) and setup.campaign and setup.game == "valdes"
 
 
+async def test_a_new_campaign_opens_on_its_name_so_a_player_types_it_at_once(tmp_path):
+    """The campaign setup opens with its name field focused, the default all selected:
+    what the player types first is the name (it opened on Start, and the letters typed
+    went nowhere). Enter is not needed: ctrl+s starts the campaign under that name."""
+    folder = tmp_path / "saves"
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "c", "v")
+        setup = app.screen
+        assert isinstance(setup, SetupScreen) and setup.campaign
+        name = setup.query_one("#campaign-name", Input)
+        assert setup.focused is name
+        await pilot.press(*"Zed")
+        await pilot.pause()
+        assert name.value == "Zed"
+        setup.query_one("#campaign-length", Select).value = 1
+        await keys(pilot, "ctrl+s")
+        assert isinstance(app.screen, TableScreen)
+    assert (folder / "zed.json").exists()
+
+
 def test_snapshot_campaign_setup(snap_compare, tmp_path):
     def to_setup(pilot):
         return pilot.press("c", "v")
