@@ -54,7 +54,9 @@ class VictimScreen(TableScreen):
     def status(self, state: VictimState) -> str:
         if state.result is not None:
             return f"Victim! · the match is over after {state.turn} turns"
-        return f"Victim! · turn {state.turn} · the Supporter picks a target and a die in secret"
+        # short enough to stay whole behind a replay's label at 80 columns ("Replay of
+        # match 12 · "): the decision itself says what the Supporter picks
+        return f"Victim! · turn {state.turn} · the Supporter picks in secret"
 
     def clear_board(self) -> None:
         self._battle = 0
