@@ -31,6 +31,7 @@ from screens.dice import FaceDie
 from screens.menu import MenuScreen
 from screens.result import ResultScreen
 from screens.review import ReviewScreen
+from screens.rules import RulesScreen
 from screens.table import TableScreen
 from screens.table_widgets import Line, SeatList
 from screens.textual_compat import FooterKey
@@ -488,6 +489,21 @@ async def test_a_games_end_swaps_its_footer_keys_in_place_and_every_key_fits():
         assert list(table.query(FooterKey)) == playing
         assert [key.key for key in playing][:3] == ["1", "space", "o"]
         assert "space Hurry  o Odds" in footer_row(app)
+
+
+@pytest.mark.parametrize("key", ["question_mark", "f1"])
+async def test_help_on_a_result_opens_the_games_rules_as_at_the_table(key):
+    """`?` (and f1) on a game's result did nothing; it opens the game's rules, as the
+    table's `?` does, and leaving them comes back to the result."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_result(pilot, app)
+        result = app.screen
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+        assert app.screen.game_id == "valdes"
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is result)
 
 
 @pytest.mark.parametrize("bell", [True, False])
