@@ -61,14 +61,39 @@ def sentence(err: Exception) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
+SUMMARY_WIDTH = 31
+"""Columns of a table's summary in the table list; a longer one wraps, at its commas."""
+SUMMARY_INDENT = 4 + 2 + 13
+"""Where the summary's column begins: after the code and the game's title."""
+
+
 def table_line(table: SharedTable) -> Content:
-    return Content.assemble(
+    """A table's entry in the list: its code, game, summary and creator. A summary too
+    long for its column goes on, in the column, on the lines below (it ran on past the
+    column's width at 80 columns, its creator pushed out of sight)."""
+    first, *rest = summary_lines(table.summary(), SUMMARY_WIDTH)
+    line = Content.assemble(
         (table.code, "bold"),
         f"  {GAMES[table.setup.game].title:<13}",
-        f"{table.summary():<31}  ",
+        f"{first:<{SUMMARY_WIDTH}}  ",
         "by ",
         table.creator.name,
     )
+    for more in rest:
+        line += Content("\n" + " " * SUMMARY_INDENT + more)
+    return line
+
+
+def summary_lines(summary: str, width: int) -> list[str]:
+    """`summary` ("2/2 seated, 10 watching, playing") in lines of at most `width`, broken
+    at its commas (a part longer than a line is cut, with an ellipsis)."""
+    lines: list[str] = []
+    for part in summary.split(", "):
+        if lines and len(lines[-1]) + len(", " + part) <= width:
+            lines[-1] += ", " + part
+            continue
+        lines.append(part if len(part) <= width else part[: width - 1] + "…")
+    return lines or [""]
 
 
 def names_line(names: list[str], width: int = NAMES_WIDTH) -> str:
@@ -266,6 +291,7 @@ class LobbyScreen(HostedScreen):
         tables = self.query_one("#tables", OptionList)
         highlighted = tables.highlighted_option.id if tables.highlighted_option else None
         tables.clear_options()
+        self.refresh_bindings()  # `w` watches only a table there is
         if not rows:
             tables.add_option(Option(Content("No tables yet: v, d or i sets one."), disabled=True))
             return
@@ -363,6 +389,8 @@ class LobbyScreen(HostedScreen):
             return self.hosted.campaigns_allowed  # a guest keeps none
         if action == "chat":
             return chat_key_acts(self)
+        if action == "watch":  # dimmed while there is no table to watch
+            return True if self.picked() is not None else None
         return True
 
     def action_campaign(self) -> None:

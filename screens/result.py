@@ -28,6 +28,7 @@ from cantina.games import GAMES
 from cantina.live import LiveTable
 from cantina.narration import Narrator
 from screens.footer import DialogFooter
+from screens.services import UsesApp
 from screens.textual_compat import (
     KeptLines,
     kept_background,
@@ -54,7 +55,7 @@ AGAIN_WORDS = sorted({info.again for info in GAMES.values()} | {FINAL_STANDINGS}
 """What `n` can say it does: one binding each, the footer showing the one its button says."""
 
 
-class ResultScreen(ModalScreen[str | None]):
+class ResultScreen(UsesApp, ModalScreen[str | None]):
     BINDINGS = [
         *(Binding("n", f"again({words!r})", words, id="result.again") for words in AGAIN_WORDS),
         Binding("l", "choose('log')", "Log", id="result.log"),
@@ -65,6 +66,8 @@ class ResultScreen(ModalScreen[str | None]):
         # focus moves as it is read, before the keys typed right behind it go anywhere
         Binding("slash", "chat", "Chat", show=False, priority=True, id="result.chat"),
         Binding("h", "chat_history", "Chat history", show=False, id="result.chat_history"),
+        # the game's rules, as the table's `?` opens them (no room in the footer at 80)
+        Binding("f1,question_mark", "rules", "Rules", show=False, id="result.rules"),
     ]
 
     def __init__(
@@ -192,3 +195,8 @@ class ResultScreen(ModalScreen[str | None]):
     def action_chat_history(self) -> None:
         if self.chat_history is not None:
             self.chat_history()
+
+    def action_rules(self) -> None:
+        """The game's rules over this result (`?` did nothing here); closing them comes
+        back to it."""
+        self.cantina.action_rules(self.setup.game)

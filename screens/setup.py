@@ -220,7 +220,10 @@ class SetupScreen(UsesApp, Screen[None]):
         self.show_rows()
         self.follow_names()
         self.follow_kinds(list(self.query(".kind").results(Select)))
-        self.query_one("#start", Button).focus()
+        # a new campaign opens on its name, so a player types it at once (all of it
+        # selected: what they type replaces the default); a table, on Start
+        first = "#campaign-name" if self.campaign else "#start"
+        self.query_one(first).focus()
         self.call_after_refresh(setattr, self, "ready", True)
 
     def post_message(self, message: Message) -> bool:

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from textual import constants
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -62,6 +63,8 @@ AFTER_FRAME = 2 / constants.MAX_FPS
 """Seconds after which the frame showing a change has been drawn."""
 SECRET_KINDS = {Kind.PLAN}
 """Decisions other players must not see being made (the Supporter's cards)."""
+STATUS_WIDTH = 78
+"""The status bar's width inside its padding at 80 columns, before it is laid out."""
 PRESENCE_EVERY = 1.0
 """Seconds between looks at who is at a shared table (its countdowns count seconds)."""
 
@@ -78,6 +81,8 @@ class TableScreen(UsesApp, Screen[None]):
             Binding(str(n), f"pick({n - 1})", show=False, id=f"table.pick{n}")
             for n in range(2, MAX_OPTIONS + 1)
         ),
+        # at a game's end, in the place of `1-9 Choose` (nothing to choose then)
+        Binding("a", "analysis", "Analysis", id="table.analysis"),
         # A game's end puts `n` where `space` was and `r` where `o` was (see `check_action`)
         Binding("space", "hurry", "Hurry", id="table.hurry"),
         Binding("n", "play_on", "Play on", id="table.play_on"),
@@ -376,8 +381,9 @@ class TableScreen(UsesApp, Screen[None]):
 
     def sync(self) -> None:
         state = self.shown_state
-        status = " · ".join(part for part in (self.label, self.status(state)) if part)
-        self.query_one("#status-bar", Line).text = Content(status)
+        bar = self.query_one("#status-bar", Line)
+        parts = [part for part in (self.label, *self.status(state).split(" · ")) if part]
+        bar.text = Content(fit_parts(parts, bar.content_region.width or STATUS_WIDTH))
         if self.table.campaign:
             text = self.table.status()
             if text != self._campaign_text:  # a new layout only when it changes
@@ -623,14 +629,19 @@ class TableScreen(UsesApp, Screen[None]):
         keys lays the screen out again; see `TableFooter`). False: not at this table, or
         not for this viewer (a spectator or a replay chooses nothing).
 
-        At a game's end `n` and `r` take the places of `space` and `o`, which cannot act
-        then: the footer swaps those two keys where they are (`TableFooter`), and the
-        keys still fit 80 columns (with both pairs shown, "esc Leave" was cut off)."""
+        At a game's end `a`, `n` and `r` take the places of `1-9`, `space` and `o`, which
+        cannot act then: the footer swaps those keys where they are (`TableFooter`), and
+        the keys still fit 80 columns (with both pairs shown, "esc Leave" was cut off).
+        `1-9 Choose` went on showing, dimmed, after the end, with nothing left to choose."""
         over = self.dealer.turn.kind in (OVER, REPLAYED)
-        if action in ("pick", "toggle_odds"):
+        if action in ("pick", "toggle_odds", "analysis"):
             if not self.place.seats:
                 return False  # nobody here ever chooses: no dead keys in the footer
+            if action == "analysis":
+                return over  # `1-9` in its place while the game goes on
             decision = self._asked
+            if action == "pick" and over:
+                return False  # `a` in its place
             if action == "toggle_odds":
                 if over:
                     return False  # `r` in its place
@@ -700,6 +711,10 @@ class TableScreen(UsesApp, Screen[None]):
 
     def action_result(self) -> None:
         self.show_result()
+
+    def action_analysis(self) -> None:
+        """The Review of the game just over, as the result's `a` opens it."""
+        self.show_review()
 
     def action_standings(self) -> None:
         campaign = campaign_of(self.table)
@@ -781,6 +796,16 @@ class TableScreen(UsesApp, Screen[None]):
                 f"stand-in plays it.{code}"
             )
         return f"Leave the table? This {self.unit} is not over, and it will be lost."
+
+
+def fit_parts(parts: Sequence[str], width: int) -> str:
+    """`parts` joined by " · ", the last ones left out (the status's least needed: a
+    legend, a phase) rather than a part cut mid-word where the line is too narrow (a
+    replay's label before a long status at 80 columns lost its last words)."""
+    kept = list(parts)
+    while len(kept) > 1 and cell_len(" · ".join(kept)) > width:
+        kept.pop()
+    return " · ".join(kept)
 
 
 def campaign_of(table: LiveTable) -> Campaign | None:

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from cantina.games.events import Event, Rolled
+from cantina.games.events import POT, Event, Rolled, Transfer
 from cantina.games.table import Action
 from cantina.games.valdes import CALL_NAMES, Call, Called, SetStarted, ValDesGame, ValDesState
 from screens.dice import ChanceCube
@@ -74,7 +74,9 @@ class ValDesScreen(TableScreen):
         return f"{self.names[state.result.winner]} wins!"
 
     def result_rows(self, state: ValDesState) -> list[Content]:
-        """Name, points ("1 point ", padded so the banks stay in a column) and bank."""
+        """Name, points ("1 point ", padded so the banks stay in a column), bank and what
+        this game did to it (ante paid, pot won), as Vigo's Favor's result shows it."""
+        net = bank_changes(self.table.log, len(self.names))
         rows = []
         for seat, name in enumerate(self.names):
             score = state.scores[seat]
@@ -82,7 +84,19 @@ class ValDesScreen(TableScreen):
             rows.append(
                 Content.assemble(
                     (f"{name:<16}", "bold"),
-                    f"  {score:>2} {points}   bank {state.banks[seat]:>4}",
+                    f"  {score:>2} {points}   bank {state.banks[seat]:>4}  ({net[seat]:+d})",
                 )
             )
         return rows
+
+
+def bank_changes(log: Sequence[Event], seats: int) -> list[int]:
+    """What this game's payments (its log's transfers: antes, the pot) did to each bank:
+    the state keeps only the banks as they end."""
+    net = [0] * seats
+    for event in log:
+        if isinstance(event, Transfer):
+            for account, change in ((event.source, -event.amount), (event.target, event.amount)):
+                if account != POT:
+                    net[account] += change
+    return net

@@ -54,7 +54,10 @@ class VictimScreen(TableScreen):
     def status(self, state: VictimState) -> str:
         if state.result is not None:
             return f"Victim! · the match is over after {state.turn} turns"
-        return f"Victim! · turn {state.turn} · the Supporter picks a target and a die in secret"
+        # behind a replay's label ("Replay of match 12 · ") the long words did not fit 80
+        # columns: there the phase is said shortly (the narration says what was picked)
+        picks = "picks in secret" if self.label else "picks a target and a die in secret"
+        return f"Victim! · turn {state.turn} · the Supporter {picks}"
 
     def clear_board(self) -> None:
         self._battle = 0

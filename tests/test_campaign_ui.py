@@ -401,6 +401,31 @@ async def test_the_replay_offered_between_rounds_is_one_played(tmp_path):
         assert "Replay of game 1" in str(app.screen.query_one("#status-bar").render())
 
 
+async def test_a_victim_replays_status_line_fits_80_columns_whole(tmp_path):
+    """The status bar of a replay of a Victim! match at 80 columns: "Replay of match 1 ·
+    Victim! · turn 1 · ..." lost its last words ("in secret") off the edge. It is drawn
+    whole now, every word of it on the screen."""
+    folder = tmp_path / "saves"
+    seats = seats_from_text("Expert,Bold,Loyal")
+    campaign = Campaign.new("Duel", "victim", seats, VictimSettings(), rounds=2, seed=11)
+    path = Store(folder).create(campaign)
+    with Store(folder).open(path) as session:
+        table = session.campaign.table()
+        while table.game.pending is not None:
+            table.submit(table.game.pending.seat, table.ai_move())
+    # at a pace a person can watch, so the replay is seen under way, not only at its end
+    app = CantinaApp(animation_speed=0, pace=1, save_preferences=False, save_dir=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "u", "t", "p", "enter")
+        replay = app.screen
+        assert isinstance(replay, TableScreen), notes(app)
+        status = str(replay.query_one("#status-bar").render()).strip()
+        assert status.startswith("Replay of match 1 · Victim! · turn")
+        assert status.endswith("in secret"), status
+        drawn = "".join(picture(app).text[0]).strip()
+        assert drawn == status
+
+
 async def test_with_a_house_vigo_the_campaigns_length_is_labelled_rounds(tmp_path):
     """VF-13: a House Vigo keeps the title, so a campaign's length counts rounds, not
     laps; the setup's label says so as the variant is ticked (it said Laps: 3 laps of 4
@@ -438,6 +463,27 @@ async def test_the_arrow_keys_move_through_the_games_of_a_new_campaign(tmp_path)
         await pilot.pause()
         setup = app.screen
         assert isinstance(setup, SetupScreen) and setup.campaign and setup.game == "valdes"
+
+
+async def test_a_new_campaign_opens_on_its_name_so_a_player_types_it_at_once(tmp_path):
+    """The campaign setup opens with its name field focused, the default all selected:
+    what the player types first is the name (it opened on Start, and the letters typed
+    went nowhere). Enter is not needed: ctrl+s starts the campaign under that name."""
+    folder = tmp_path / "saves"
+    app = app_for(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await keys(pilot, "c", "v")
+        setup = app.screen
+        assert isinstance(setup, SetupScreen) and setup.campaign
+        name = setup.query_one("#campaign-name", Input)
+        assert setup.focused is name
+        await pilot.press(*"Zed")
+        await pilot.pause()
+        assert name.value == "Zed"
+        setup.query_one("#campaign-length", Select).value = 1
+        await keys(pilot, "ctrl+s")
+        assert isinstance(app.screen, TableScreen)
+    assert (folder / "zed.json").exists()
 
 
 def test_snapshot_campaign_setup(snap_compare, tmp_path):

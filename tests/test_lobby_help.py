@@ -4,13 +4,16 @@ back room opens leads back to it."""
 from __future__ import annotations
 
 import pytest
-from test_chat import ALICE, NoTerminal, hosted, until
+from test_chat import ALICE, BOB, INSTANT, NoTerminal, hosted, until
+from test_no_color import picture
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Input, OptionList, Select, Static
 
 from cantina.app import CantinaApp
+from cantina.games.valdes import ValDesSettings
 from cantina.games.victim import VictimSettings
-from cantina.lobby import Lobby
+from cantina.lobby import Lobby, Player
+from cantina.lobby.table import OWNERS_ALONE
 from cantina.seating import Seat, TableSetup
 from cantina.ssh.app import HostedApp
 from screens.backroom import NO_CAMPAIGN, CampaignTableScreen, LobbyScreen, WaitingScreen
@@ -164,3 +167,60 @@ async def test_esc_gives_the_keys_back_from_the_join_code_field():
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, LobbyHelpScreen))
         assert code.value == "zz"
+
+
+def watch_key(app) -> KeptKey:
+    (key,) = [key for key in app.screen.query(KeptKey) if key.key == "w"]
+    return key
+
+
+async def test_watch_is_dimmed_while_there_is_no_table_to_watch():
+    """`w Watch` showed, lit, in a back room with no table, and did nothing: it is dimmed
+    (and does nothing) until a table opens, then lit, and watches it."""
+    lobby = Lobby(pace=INSTANT)
+    app = hosted(lobby, ALICE)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: watch_key(app).has_class("-disabled"))
+            await pilot.press("w")
+            await pilot.pause()
+            assert isinstance(app.screen, LobbyScreen)
+            seats = (Seat("Player 1"), Seat("Player 2"))
+            table = lobby.create(TableSetup("valdes", ValDesSettings(seats=2), seats, 7), BOB)
+            await until(pilot, lambda: not watch_key(app).has_class("-disabled"))
+            await pilot.press("w")
+            await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+            assert app.screen.watching and app.screen.table is table
+    finally:
+        lobby.close_all()
+
+
+async def test_a_long_table_summary_wraps_in_its_column_at_80_columns():
+    """A table's summary longer than its column ("1/1 seated, 2 watching, its owner's
+    alone, playing") ran on past it and pushed its creator's name off the edge at 80
+    columns: it goes on, in its column, on the next line; the creator stays whole."""
+    lobby = Lobby(pace=INSTANT)
+    creator = Player("SHA256:maxkey000009", "Maximilian-Crane")
+    seats = (Seat("Player 1"), Seat("Player 2"))
+    table = lobby.create(TableSetup("valdes", ValDesSettings(seats=2), seats, 7), creator)
+    dealer = lobby.start(table, creator)
+    for n in range(2):
+        dealer.follow(lambda: None, table.place_of(Player(f"SHA256:w{n}", f"watcher{n}")))
+    table.owners_alone = OWNERS_ALONE  # a campaign's table whose round was under way
+    summary = table.summary()
+    assert summary == "1/1 seated, 2 watching, its owner's alone, playing"
+    app = hosted(lobby, ALICE)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: app.screen.picked() is table)
+            rows = ["".join(row).rstrip() for row in picture(app).text]
+            (at,) = [i for i, row in enumerate(rows) if f"{table.code}  Val-Des" in row]
+            assert "1/1 seated, 2 watching" in rows[at]
+            assert "by Maximilian-Crane" in rows[at], rows[at]  # whole, inside the list
+            assert "its owner's alone, playing " in rows[at + 1], rows[at + 1]
+            column = rows[at].index("1/1 seated")
+            assert rows[at + 1].index("its owner") == column, "in the summary's column"
+    finally:
+        lobby.close_all()

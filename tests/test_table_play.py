@@ -30,6 +30,8 @@ from screens.dialogs import ConfirmScreen, HandOffScreen, HistoryScreen
 from screens.dice import FaceDie
 from screens.menu import MenuScreen
 from screens.result import ResultScreen
+from screens.review import ReviewScreen
+from screens.rules import RulesScreen
 from screens.table import TableScreen
 from screens.table_widgets import Line, SeatList
 from screens.textual_compat import FooterKey
@@ -107,9 +109,29 @@ async def test_a_val_des_result_says_1_point_and_keeps_the_banks_in_a_column():
     async with app.run_test(size=SIZE) as pilot:
         await to_the_result(pilot, app)
         rows = str(app.screen.query_one("#standings", Static).render()).splitlines()
-        assert rows[0].split()[-4:-2] == ["1", "point"]  # the person's seat, first
+        assert rows[0].split()[-5:-3] == ["1", "point"]  # the person's seat, first
         assert all(" 1 points" not in row for row in rows)
         assert len({row.index("bank") for row in rows}) == 1
+
+
+async def test_a_val_des_result_shows_each_banks_change_this_game():
+    """Seen in a play-test: the Val-Des result gave each bank but not what the game did
+    to it, as the other games' results do ("bank   12  (+3)"): the ante paid, the pot
+    won. The first game's banks start at the starting bank (20), so the change is the
+    bank less 20, the changes sum to nothing, and every row fits 80 columns."""
+    app = app_at("valdes", ValDesSettings(seats=4, ante=1), "you,Expert,Bold,Cautious", 4)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_result(pilot, app)
+        banks = app.screen.table.game.state.banks
+        standings = app.screen.query_one("#standings", Static)
+        rows = str(standings.render()).splitlines()
+        assert len(rows) == 4
+        for bank, row in zip(banks, rows, strict=True):
+            assert row.endswith(f"bank {bank:>4}  ({bank - 20:+d})"), row
+        assert sum(banks) == 4 * 20 and any(bank != 20 for bank in banks)
+        drawn = "\n".join("".join(row) for row in picture(app).text)
+        for row in rows:
+            assert row.rstrip() in drawn, row  # whole, inside the dialog at 80 x 24
 
 
 def test_snapshot_result_of_eight_seats(snap_compare):
@@ -435,11 +457,12 @@ def footer_row(app: CantinaApp) -> str:
 
 
 async def test_a_games_end_swaps_its_footer_keys_in_place_and_every_key_fits():
-    """At a game's end `n Play on` and `r Result` take the places of `space Hurry` and
-    `o Odds` (which cannot act then), and the next game puts those back: the same key
+    """At a game's end `a Analysis`, `n Play on` and `r Result` take the places of
+    `1-9 Choose`, `space Hurry` and `o Odds` (which cannot act then: `1-9 Choose` went on
+    showing with nothing left to choose), and the next game puts those back: the same key
     widgets, swapped where they are, not the footer's keys made anew (some 30 ms of a
     host's loop at every game's end and start), and at 80 columns every key is whole,
-    `esc Leave` too (with both pairs shown it was cut off)."""
+    `esc Leave` too (with both pairs shown it was cut off). `a` opens the Review."""
     app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TableScreen))
@@ -452,15 +475,35 @@ async def test_a_games_end_swaps_its_footer_keys_in_place_and_every_key_fits():
         await until(pilot, lambda: app.screen is table)
         await pilot.pause()
         assert list(table.query(FooterKey)) == playing, "the same keys, none made anew"
-        assert [key.key for key in playing][:3] == ["1", "n", "r"]
+        assert [key.key for key in playing][:3] == ["a", "n", "r"]
         row = footer_row(app)
-        for words in ("1-9 Choose", "n Play on", "r Result", "l Log", "f1 Rules", "esc Leave"):
+        for words in ("a Analysis", "n Play on", "r Result", "l Log", "f1 Rules", "esc Leave"):
             assert words in row, (words, row)
+        assert "Choose" not in row and "1-9" not in row, row
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is table)
         await pilot.press("n")
         await until(pilot, lambda: table.awaiting_human)
         assert list(table.query(FooterKey)) == playing
         assert [key.key for key in playing][:3] == ["1", "space", "o"]
         assert "space Hurry  o Odds" in footer_row(app)
+
+
+@pytest.mark.parametrize("key", ["question_mark", "f1"])
+async def test_help_on_a_result_opens_the_games_rules_as_at_the_table(key):
+    """`?` (and f1) on a game's result did nothing; it opens the game's rules, as the
+    table's `?` does, and leaving them comes back to the result."""
+    app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_result(pilot, app)
+        result = app.screen
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+        assert app.screen.game_id == "valdes"
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is result)
 
 
 @pytest.mark.parametrize("bell", [True, False])
