@@ -9,6 +9,7 @@ the job. `tests/test_asyncssh_compat.py` checks each against a real asyncssh con
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any, cast
 
 TRANSPORT = "_transport"
@@ -45,6 +46,8 @@ class _Discard(asyncio.Protocol):
 
     def __init__(self, transport: asyncio.Transport) -> None:
         self.transport = transport
+        self.fd: int = transport.get_extra_info("socket").fileno()
+        _lingering_fds.add(self.fd)
 
     def data_received(self, data: bytes) -> None:
         pass
@@ -55,9 +58,18 @@ class _Discard(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         global _lingering
         _lingering -= 1
+        _lingering_fds.discard(self.fd)
 
 
 _lingering = 0
+_lingering_fds: set[int] = set()
+
+
+def lingering(sock: socket.socket) -> bool:
+    """Whether `sock` is a refused connection's, still read by `disconnect_lingering`:
+    whoever handed it to asyncssh must leave it to its transport, which closes it after.
+    Closed under it, it is reset, as if never lingered (a worker of `--workers` did)."""
+    return sock.fileno() in _lingering_fds
 
 
 def disconnect_lingering(conn: Any, code: int, reason: str) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import asyncssh
 
+from cantina.ssh.asyncssh_compat import lingering
 from cantina.ssh.limits import STRIKES
 from cantina.ssh.server import Handed, Host
 
@@ -81,7 +82,8 @@ def take_handed(host: Host, hand: socket.socket) -> None:
         except (asyncssh.Error, OSError, TimeoutError):
             pass  # ended before the login: its Gate has logged why
         finally:
-            sock.close()
+            if not lingering(sock):  # a refusal still read: its transport closes it after
+                sock.close()
             tell(ENDED, handed.number)
 
     def handed() -> None:
