@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import cantina
 from cantina.arguments import (
@@ -32,6 +32,7 @@ from cantina.arguments import (
     fail,
     not_empty,
     one_line,
+    refuse,
     seconds,
     share,
     shown,
@@ -191,8 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     measured.add_argument("--seed", type=whole(0, MAX_SEED), default=1, help="default 1")
     measured.add_argument(
         "--temperaments",
-        default="",
-        help="comma-separated temperaments to measure (default: every one)",
+        type=temperament_list,
+        default=None,
+        help="comma-separated temperaments to measure, each once (default: every one)",
     )
 
     play = commands.add_parser("play", help="go straight to a table (no arguments: the menu)")
@@ -216,9 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
         "name and a file name of its own; FILE is left as it is)",
     )
     resume = commands.add_parser("resume", help="open a saved campaign where it stopped")
-    resume.add_argument("name", help="the campaign's name (or its file name)")
+    resume.add_argument("name", type=not_empty, help="the campaign's name (or its file name)")
     replay = commands.add_parser("replay", help="replay a round of a campaign, event by event")
-    replay.add_argument("name", help="the campaign's name (or its file name)")
+    replay.add_argument("name", type=not_empty, help="the campaign's name (or its file name)")
     replay.add_argument(
         "round",
         nargs="?",
@@ -408,7 +410,7 @@ def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | Non
 
 
 def play_setup(args: argparse.Namespace) -> Any:
-    """The table `cantina play`'s arguments set (a TableSetup); one line, status 1, for
+    """The table `cantina play`'s arguments set (a TableSetup); one line, status 2, for
     seats or settings the game does not take."""
     from cantina.games.table import checked
     from cantina.seating import TableSetup, seats_from_text
@@ -418,7 +420,7 @@ def play_setup(args: argparse.Namespace) -> Any:
         seats = seats_from_text(",".join(words))
         settings = checked(table_settings(args.game, len(seats), args))
     except ValueError as err:
-        fail(str(err))
+        refuse(str(err))
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     return TableSetup(args.game, settings, seats, seed)
 
@@ -451,23 +453,23 @@ def table_settings(game: str, seats: int, args: argparse.Namespace) -> Any:
             continue
         if name not in own:
             games = " and ".join(i.title for i in infos)
-            fail(f"--{setting.flag} applies to {games} only")
+            refuse(f"--{setting.flag} applies to {games} only")
         low, high = own[name].low, own[name].high
         if (low is not None and value < low) or (high is not None and value > high):
-            fail(f"--{setting.flag} must be {bounds(low, high)}, not {value}")
+            refuse(f"--{setting.flag} must be {bounds(low, high)}, not {value}")
         chosen[name] = value
     names = variant_names(info)
     words = [w.strip() for w in args.variants.split(",")] if args.variants.strip() else []
     said: dict[str, str] = {}
     for word in words:
         if not word:
-            fail(f"--variants {shown(args.variants)} has an empty entry")
+            refuse(f"--variants {shown(args.variants)} has an empty entry")
         if word not in names:
             known = ", ".join(n for n in names if not n.startswith("no-")) or "none"
-            fail(f"unknown variant {shown(word)} for {info.title}; its variants: {known}")
+            refuse(f"unknown variant {shown(word)} for {info.title}; its variants: {known}")
         name, on = names[word]
         if said.get(name, word) != word:
-            fail(f"--variants asks for both {said[name]} and {word}")
+            refuse(f"--variants asks for both {said[name]} and {word}")
         said[name] = word
         chosen[name] = on
     return info.settings_for(seats, **chosen)
@@ -501,10 +503,6 @@ def run_tournament(args: argparse.Namespace) -> int:
     from cantina.games.table import checked
     from cantina.tournament import TABLE_SEATS
 
-    def refuse(message: str) -> NoReturn:
-        print(f"cantina: {one_line(message)}", file=sys.stderr)
-        raise SystemExit(2)
-
     players = args.temperaments or list(temperaments().values())
     seats = TABLE_SEATS[args.game]
     if len(players) < seats:
@@ -516,8 +514,6 @@ def run_tournament(args: argparse.Namespace) -> int:
         refuse("--plot shows a chart on the terminal, which --json does not use")
     try:
         settings = checked(table_settings(args.game, seats, args))
-    except SystemExit as stop:
-        refuse(str(stop.code).removeprefix("cantina: "))
     except ValueError as err:
         refuse(str(err))
     if args.seed is None:
@@ -541,17 +537,17 @@ def check_seat_count(info: GameInfo, seats: int, named: str = "") -> None:
     if not low <= seats <= high:
         many = f"exactly {low}" if low == high else f"{low} to {high}"
         how = f" (--seats {shown(named)}: name each seat, comma-separated)" if named else ""
-        fail(f"{info.title} is for {many} seats, not {seats}{how}")
+        refuse(f"{info.title} is for {many} seats, not {seats}{how}")
 
 
 def seat_words(text: str, info: GameInfo) -> list[str]:
     """`--seats`, one word a seat: none may be empty, and the game must take that many."""
     words = [word.strip() for word in text.split(",")]
     if words == [""]:
-        fail("--seats names no seats: give one a seat, comma-separated")
+        refuse("--seats names no seats: give one a seat, comma-separated")
     for number, word in enumerate(words, start=1):
         if not word:
-            fail(f"--seats {shown(text)}: seat {number} of {len(words)} has no name")
+            refuse(f"--seats {shown(text)}: seat {number} of {len(words)} has no name")
     check_seat_count(info, len(words), text)
     return words
 
@@ -564,7 +560,7 @@ def parse_seats(text: str, info: GameInfo) -> list[Any]:
     try:
         return [temperament(word) for word in words]
     except ValueError as err:
-        fail(str(err))
+        refuse(str(err))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -588,25 +584,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def measure_temperaments(args: argparse.Namespace) -> int:
     """`cantina analyse-temperaments`: the table of equity given up, game by game."""
-    from cantina.ai.temperament import temperament
     from cantina.measure import all_names, measure, table_lines
 
-    try:
-        names = [temperament(n).name for n in args.temperaments.split(",") if n.strip()]
-    except ValueError as err:
-        fail(str(err))
-    names = names or all_names()
+    names = [t.name for t in args.temperaments] if args.temperaments else all_names()
     games = args.games_played or list(MEASURED_GAMES)
+    choose = f"choose from {', '.join(MEASURED_GAMES)}"
     for game in games:
+        if game == "valdes":
+            refuse(
+                f"Val-Des has nothing to measure: every call is worth 1/2, so no "
+                f"temperament gives up anything; {choose}"
+            )
         if game not in MEASURED_GAMES:
-            fail(f"no game {shown(game)} to measure; choose from {', '.join(MEASURED_GAMES)}")
+            refuse(f"no game {shown(game)} to measure; {choose}")
+    twice = sorted({game for game in games if games.count(game) > 1})
+    if twice:
+        refuse(f"{' and '.join(twice)} named more than once; name each game once")
     measures = []
     for game in games:
         for name in names:
             measures.append(measure(game, name, args.games, args.seed))
-    print(f"cantina analyse-temperaments --games {args.games} --seed {args.seed}")
-    for line in table_lines(measures):
-        print(line)
+    chosen = f" --temperaments {','.join(names)}" if args.temperaments else ""
+    print(
+        f"cantina analyse-temperaments {' '.join(games)} --games {args.games} "
+        f"--seed {args.seed}{chosen}"
+    )
+    # measure.table_lines closes with a note on Val-Des, which is none of the games
+    # measured here (it is refused above): each report speaks of its own games only.
+    lines = [line for line in table_lines(measures) if not line.startswith("Val-Des:")]
+    print("\n".join(lines).rstrip("\n"))
     return 0
 
 
@@ -666,7 +672,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         settings = checked(table_settings(args.game, len(seats), args))
     except ValueError as err:
-        fail(str(err))
+        refuse(str(err))
     if args.command == "sim":
         from cantina.sim_report import run_sim
 
