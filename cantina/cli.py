@@ -395,6 +395,15 @@ NO_TERMINAL = (
 its frames into a redirected file, and ran on, unseen, until killed."""
 
 
+NO_CHART = (
+    "--plot draws its chart on the terminal (on stderr, q from stdin closes it), and this "
+    "command's input or stderr is not one: leave --plot out for the tables alone"
+)
+"""Said before a tournament with `--plot` is played where the chart could not be shown:
+it played every game, then drew the chart into a file and waited for a q that could not
+come, until killed (found in localplay: `cantina tournament vigo --plot < /dev/null`)."""
+
+
 def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | None = None) -> int:
     """Open the cantina: the menu, a table set from `cantina play`'s arguments, or a
     saved campaign."""
@@ -512,6 +521,8 @@ def run_tournament(args: argparse.Namespace) -> int:
         )
     if args.json and args.plot:
         refuse("--plot shows a chart on the terminal, which --json does not use")
+    if args.plot and not (sys.stdin.isatty() and sys.stderr.isatty()):
+        refuse(NO_CHART)
     try:
         settings = checked(table_settings(args.game, seats, args))
     except ValueError as err:
