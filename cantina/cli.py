@@ -421,15 +421,14 @@ def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | Non
 def play_setup(args: argparse.Namespace) -> Any:
     """The table `cantina play`'s arguments set (a TableSetup); one line, status 2, for
     seats or settings the game does not take."""
-    from cantina.games.table import checked
     from cantina.seating import TableSetup, seats_from_text
 
     words = seat_words(args.seats or GAMES[args.game].play_seats, GAMES[args.game])
     try:
         seats = seats_from_text(",".join(words))
-        settings = checked(table_settings(args.game, len(seats), args))
     except ValueError as err:
         refuse(str(err))
+    settings = table_ready(args.game, len(seats), args)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     return TableSetup(args.game, settings, seats, seed)
 
@@ -484,6 +483,22 @@ def table_settings(game: str, seats: int, args: argparse.Namespace) -> Any:
     return info.settings_for(seats, **chosen)
 
 
+def table_ready(game: str, seats: int, args: argparse.Namespace) -> Any:
+    """The settings a command-line table gets, checked as its games will use them: each
+    within its bounds (`checked`), and together able to start a game (Val-Des's banks
+    must cover its ante: `--starting-bank 0` was a traceback from the first game of a
+    sim or tournament). One line, status 2, for settings that cannot."""
+    from cantina.games.dice import Dice
+    from cantina.games.table import checked
+
+    try:
+        settings = checked(table_settings(game, seats, args))
+        GAMES[game].new(settings, Dice(0))
+    except ValueError as err:
+        refuse(str(err))
+    return settings
+
+
 def temperament_list(text: str) -> list[Any]:
     """An argparse type: `--temperaments`, each named once."""
     from cantina.ai.temperament import temperament
@@ -509,7 +524,6 @@ def temperament_list(text: str) -> list[Any]:
 def run_tournament(args: argparse.Namespace) -> int:
     """`cantina tournament`: arguments checked (one line, status 2), then played."""
     from cantina.ai.temperament import temperaments
-    from cantina.games.table import checked
     from cantina.tournament import TABLE_SEATS
 
     players = args.temperaments or list(temperaments().values())
@@ -523,10 +537,7 @@ def run_tournament(args: argparse.Namespace) -> int:
         refuse("--plot shows a chart on the terminal, which --json does not use")
     if args.plot and not (sys.stdin.isatty() and sys.stderr.isatty()):
         refuse(NO_CHART)
-    try:
-        settings = checked(table_settings(args.game, seats, args))
-    except ValueError as err:
-        refuse(str(err))
+    settings = table_ready(args.game, seats, args)
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "big")
     if args.jobs is None:
@@ -674,16 +685,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         for t in temperaments().values():
             print(f"{t.name:<14} {t.description}")
         return 0
-    from cantina.games.table import checked
-
     info = GAMES[args.game]
     seats = parse_seats(args.seats, info)
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "big")
-    try:
-        settings = checked(table_settings(args.game, len(seats), args))
-    except ValueError as err:
-        refuse(str(err))
+    settings = table_ready(args.game, len(seats), args)
     if args.command == "sim":
         from cantina.sim_report import run_sim
 

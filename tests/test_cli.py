@@ -280,6 +280,10 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("sim", "vigo", "--seats", "Expert,Bold", "--stake-limit", "101"), "must be 1 to 100"),
     (("sim", "victim", "--seats", "Expert,Bold,Bold", "--starting-health", "0"), "must be 1"),
     (("sim", "vigo", "--seats", "Expert,Bold", "--ante", "1"), "--ante applies to Val-Des only"),
+    (("sim", "valdes", "--seats", "Expert,Bold", "--starting-bank", "0"), "cover the ante of 1"),
+    (("watch", "valdes", "--seats", "Bold,Bold", "--ante", "30"), "cover the ante of 30; only 0"),
+    (("play", "valdes", "--starting-bank", "2", "--ante", "3"), "cover the ante of 3; only 0"),
+    (("tournament", "valdes", "--games", "3", "--starting-bank", "0"), "cover the ante of 1"),
     (("sim", "vigo", "--seats", "Expert,Bold", "--ante", "x"), "--ante must be a whole number"),
     (
         ("sim", "vigo", "--seats", "Expert,Bold", "--games", "99999999999999999999"),
