@@ -439,6 +439,10 @@ def save_folder(args: argparse.Namespace) -> Path:
     from cantina.campaign.store import save_dir
 
     given = getattr(args, "save_dir", None)
+    from_environment = os.environ.get("CANTINA_SAVE_DIR", "")
+    if not given and from_environment and not from_environment.strip():
+        # as `--save-dir " "` is refused: it named a folder of spaces in the current one
+        fail("CANTINA_SAVE_DIR is blank: name a folder, or unset it for the user data folder")
     folder = save_dir(given)
     if folder.exists() and not folder.is_dir():
         where = "--save-dir" if given else "the save folder"

@@ -585,6 +585,29 @@ def test_a_save_folder_from_the_environment_that_is_a_file_is_refused(tmp_path):
     assert done.stderr == f"cantina: CANTINA_SAVE_DIR {tmp_path / 'a-file'} is not a folder\n"
 
 
+def test_a_blank_save_folder_from_the_environment_is_refused(tmp_path):
+    """CANTINA_SAVE_DIR of spaces named a folder of spaces in the current one (`campaigns`
+    said "No campaigns in   ."), where `--save-dir " "` is refused; empty is unset."""
+    for command in ("campaigns", "resume", "replay"):
+        args = [command] if command == "campaigns" else [command, "Robots"]
+        done = subprocess.run(
+            [sys.executable, "-m", "cantina", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CANTINA_SAVE_DIR": "  "},
+        )
+        assert done.returncode == 1, done.stdout
+        assert done.stderr == (
+            "cantina: CANTINA_SAVE_DIR is blank: name a folder, or unset it for the user "
+            "data folder\n"
+        )
+        assert list(tmp_path.iterdir()) == []
+
+
 def test_resume_and_replay_of_an_ambiguous_name_list_the_candidates(hostile_paths):
     saves = hostile_paths["saves"]
     for command in ("resume", "replay"):
