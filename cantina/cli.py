@@ -227,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=whole(1, None),
         help="which round, game or match (default: the last)",
     )
-    replay.add_argument("--delay", type=seconds(0, MAX_DELAY), default=0.6, help=DELAY_HELP)
+    replay.add_argument("--delay", type=seconds(0, MAX_DELAY), default=None, help=DELAY_HELP)
     replay.add_argument(
         "--analyse",
         action="store_true",
@@ -665,12 +665,14 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         from cantina.campaign.commands import find_save, replay
 
+        if args.analyse and args.delay is not None:
+            refuse("--delay paces the story, which --analyse does not tell")
         path = find_save(save_folder(args), args.name)
         if args.analyse:
             from cantina.analysis_report import replay_analysis
 
             return replay_analysis(path, args.round)
-        return replay(path, args.round, args.delay)
+        return replay(path, args.round, 0.6 if args.delay is None else args.delay)
     if args.command == "analyse-temperaments":
         return measure_temperaments(args)
     if args.command == "serve":

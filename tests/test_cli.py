@@ -374,6 +374,7 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("replay", "alpha", "--save-dir", "{saves}"), "give the file name"),
     (("replay", "robots", "7", "--analyse", "--save-dir", "{saves}"), "no game 7 to replay"),
     (("replay", "broken", "--analyse", "--save-dir", "{saves}"), "cannot analyse a damaged save"),
+    (("replay", "robots", "--analyse", "--delay", "0"), "--delay paces the story, which --analyse"),
     (("analyse-temperaments", "valdes"), "Val-Des has nothing to measure"),
     (("analyse-temperaments", "chess"), "no game 'chess' to measure; choose from vigo, victim"),
     (("analyse-temperaments", "vigo", "vigo"), "vigo named more than once"),
