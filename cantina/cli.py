@@ -187,14 +187,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--games",
         type=whole(2, MAX_GAMES),
         default=500,
-        help="games per temperament and game (default 500)",
+        metavar="N",
+        help=f"games per temperament and game, 2 to {MAX_GAMES:,} (default 500)",
     )
-    measured.add_argument("--seed", type=whole(0, MAX_SEED), default=1, help="default 1")
+    measured.add_argument(
+        "--seed",
+        type=whole(0, MAX_SEED),
+        default=1,
+        help=f"the seed every game's dice are made from, 0 to {MAX_SEED:,} (default 1, so "
+        "runs compare)",
+    )
     measured.add_argument(
         "--temperaments",
         type=temperament_list,
         default=None,
-        help="comma-separated temperaments to measure, each once (default: every one)",
+        metavar="A,B",
+        help="comma-separated temperaments to measure, each once (default: every one; see "
+        "`cantina temperaments`)",
     )
 
     play = commands.add_parser("play", help="go straight to a table (no arguments: the menu)")
