@@ -587,11 +587,21 @@ def seat_words(text: str, info: GameInfo) -> list[str]:
     return words
 
 
+PERSON_WORDS = ("you", "human", "me")
+"""The `--seats` words of `cantina play` that seat a person (`cantina.seating`)."""
+
+
 def parse_seats(text: str, info: GameInfo) -> list[Any]:
     """`--seats` for AI-only tables: a temperament a seat."""
     from cantina.ai.temperament import temperament
 
     words = seat_words(text, info)
+    for word in words:
+        if word.partition(":")[0].lower() in PERSON_WORDS:
+            refuse(
+                f"--seats {shown(word)} is a person's seat: sim and watch seat AIs "
+                "only (`cantina play` seats people); give a temperament a seat"
+            )
     try:
         return [temperament(word) for word in words]
     except ValueError as err:
