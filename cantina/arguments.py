@@ -8,6 +8,7 @@ import argparse
 import math
 import os
 import re
+import sys
 import urllib.parse
 from collections.abc import Callable
 from typing import NoReturn
@@ -57,8 +58,17 @@ def one_line(text: str) -> str:
 
 
 def fail(message: str) -> NoReturn:
-    """Stop the command with one line on stderr (status 1)."""
+    """Stop the command with one line on stderr (status 1): for what the command found
+    (a save missing or damaged, a folder that is a file), not for what it was given."""
     raise SystemExit(f"cantina: {one_line(message)}")
+
+
+def refuse(message: str) -> NoReturn:
+    """Stop the command for a value it was given that it cannot take (seats, settings,
+    names): one line on stderr, status 2, as argparse refuses a flag's value, so a script
+    tells a bad command line from a failed run the same way for every check."""
+    print(f"cantina: {one_line(message)}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def shown(text: str, limit: int = 40) -> str:

@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import cantina
 from cantina.arguments import (
@@ -33,6 +33,7 @@ from cantina.arguments import (
     fail,
     not_empty,
     one_line,
+    refuse,
     seconds,
     share,
     shown,
@@ -187,13 +188,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--games",
         type=whole(2, MAX_GAMES),
         default=500,
-        help="games per temperament and game (default 500)",
+        metavar="N",
+        help=f"games per temperament and game, 2 to {MAX_GAMES:,} (default 500)",
     )
-    measured.add_argument("--seed", type=whole(0, MAX_SEED), default=1, help="default 1")
+    measured.add_argument(
+        "--seed",
+        type=whole(0, MAX_SEED),
+        default=1,
+        help=f"the seed every game's dice are made from, 0 to {MAX_SEED:,} (default 1, so "
+        "runs compare)",
+    )
     measured.add_argument(
         "--temperaments",
-        default="",
-        help="comma-separated temperaments to measure (default: every one)",
+        type=temperament_list,
+        default=None,
+        metavar="A,B",
+        help="comma-separated temperaments to measure, each once (default: every one; see "
+        "`cantina temperaments`)",
     )
 
     play = commands.add_parser("play", help="go straight to a table (no arguments: the menu)")
@@ -217,16 +228,16 @@ def build_parser() -> argparse.ArgumentParser:
         "name and a file name of its own; FILE is left as it is)",
     )
     resume = commands.add_parser("resume", help="open a saved campaign where it stopped")
-    resume.add_argument("name", help="the campaign's name (or its file name)")
+    resume.add_argument("name", type=not_empty, help="the campaign's name (or its file name)")
     replay = commands.add_parser("replay", help="replay a round of a campaign, event by event")
-    replay.add_argument("name", help="the campaign's name (or its file name)")
+    replay.add_argument("name", type=not_empty, help="the campaign's name (or its file name)")
     replay.add_argument(
         "round",
         nargs="?",
         type=whole(1, None),
         help="which round, game or match (default: the last)",
     )
-    replay.add_argument("--delay", type=seconds(0, MAX_DELAY), default=0.6, help=DELAY_HELP)
+    replay.add_argument("--delay", type=seconds(0, MAX_DELAY), default=None, help=DELAY_HELP)
     replay.add_argument(
         "--analyse",
         action="store_true",
@@ -404,6 +415,15 @@ NO_TERMINAL = (
 its frames into a redirected file, and ran on, unseen, until killed."""
 
 
+NO_CHART = (
+    "--plot draws its chart on the terminal (on stderr, q from stdin closes it), and this "
+    "command's input or stderr is not one: leave --plot out for the tables alone"
+)
+"""Said before a tournament with `--plot` is played where the chart could not be shown:
+it played every game, then drew the chart into a file and waited for a q that could not
+come, until killed (found in localplay: `cantina tournament vigo --plot < /dev/null`)."""
+
+
 def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | None = None) -> int:
     """Open the cantina: the menu, a table set from `cantina play`'s arguments, or a
     saved campaign."""
@@ -419,17 +439,16 @@ def run_app(args: argparse.Namespace, *, table: bool = False, resume: Path | Non
 
 
 def play_setup(args: argparse.Namespace) -> Any:
-    """The table `cantina play`'s arguments set (a TableSetup); one line, status 1, for
+    """The table `cantina play`'s arguments set (a TableSetup); one line, status 2, for
     seats or settings the game does not take."""
-    from cantina.games.table import checked
     from cantina.seating import TableSetup, seats_from_text
 
     words = seat_words(args.seats or GAMES[args.game].play_seats, GAMES[args.game])
     try:
         seats = seats_from_text(",".join(words))
-        settings = checked(table_settings(args.game, len(seats), args))
     except ValueError as err:
-        fail(str(err))
+        refuse(str(err))
+    settings = table_ready(args.game, len(seats), args)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     return TableSetup(args.game, settings, seats, seed)
 
@@ -440,6 +459,10 @@ def save_folder(args: argparse.Namespace) -> Path:
     from cantina.campaign.store import save_dir
 
     given = getattr(args, "save_dir", None)
+    from_environment = os.environ.get("CANTINA_SAVE_DIR", "")
+    if not given and from_environment and not from_environment.strip():
+        # as `--save-dir " "` is refused: it named a folder of spaces in the current one
+        fail("CANTINA_SAVE_DIR is blank: name a folder, or unset it for the user data folder")
     folder = save_dir(given)
     if folder.exists() and not folder.is_dir():
         where = "--save-dir" if given else "the save folder"
@@ -462,26 +485,42 @@ def table_settings(game: str, seats: int, args: argparse.Namespace) -> Any:
             continue
         if name not in own:
             games = " and ".join(i.title for i in infos)
-            fail(f"--{setting.flag} applies to {games} only")
+            refuse(f"--{setting.flag} applies to {games} only")
         low, high = own[name].low, own[name].high
         if (low is not None and value < low) or (high is not None and value > high):
-            fail(f"--{setting.flag} must be {bounds(low, high)}, not {value}")
+            refuse(f"--{setting.flag} must be {bounds(low, high)}, not {value}")
         chosen[name] = value
     names = variant_names(info)
     words = [w.strip() for w in args.variants.split(",")] if args.variants.strip() else []
     said: dict[str, str] = {}
     for word in words:
         if not word:
-            fail(f"--variants {shown(args.variants)} has an empty entry")
+            refuse(f"--variants {shown(args.variants)} has an empty entry")
         if word not in names:
             known = ", ".join(n for n in names if not n.startswith("no-")) or "none"
-            fail(f"unknown variant {shown(word)} for {info.title}; its variants: {known}")
+            refuse(f"unknown variant {shown(word)} for {info.title}; its variants: {known}")
         name, on = names[word]
         if said.get(name, word) != word:
-            fail(f"--variants asks for both {said[name]} and {word}")
+            refuse(f"--variants asks for both {said[name]} and {word}")
         said[name] = word
         chosen[name] = on
     return info.settings_for(seats, **chosen)
+
+
+def table_ready(game: str, seats: int, args: argparse.Namespace) -> Any:
+    """The settings a command-line table gets, checked as its games will use them: each
+    within its bounds (`checked`), and together able to start a game (Val-Des's banks
+    must cover its ante: `--starting-bank 0` was a traceback from the first game of a
+    sim or tournament). One line, status 2, for settings that cannot."""
+    from cantina.games.dice import Dice
+    from cantina.games.table import checked
+
+    try:
+        settings = checked(table_settings(game, seats, args))
+        GAMES[game].new(settings, Dice(0))
+    except ValueError as err:
+        refuse(str(err))
+    return settings
 
 
 def temperament_list(text: str) -> list[Any]:
@@ -509,12 +548,7 @@ def temperament_list(text: str) -> list[Any]:
 def run_tournament(args: argparse.Namespace) -> int:
     """`cantina tournament`: arguments checked (one line, status 2), then played."""
     from cantina.ai.temperament import temperaments
-    from cantina.games.table import checked
     from cantina.tournament import TABLE_SEATS
-
-    def refuse(message: str) -> NoReturn:
-        print(f"cantina: {one_line(message)}", file=sys.stderr)
-        raise SystemExit(2)
 
     players = args.temperaments or list(temperaments().values())
     seats = TABLE_SEATS[args.game]
@@ -525,12 +559,9 @@ def run_tournament(args: argparse.Namespace) -> int:
         )
     if args.json and args.plot:
         refuse("--plot shows a chart on the terminal, which --json does not use")
-    try:
-        settings = checked(table_settings(args.game, seats, args))
-    except SystemExit as stop:
-        refuse(str(stop.code).removeprefix("cantina: "))
-    except ValueError as err:
-        refuse(str(err))
+    if args.plot and not (sys.stdin.isatty() and sys.stderr.isatty()):
+        refuse(NO_CHART)
+    settings = table_ready(args.game, seats, args)
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "big")
     if args.jobs is None:
@@ -552,19 +583,23 @@ def check_seat_count(info: GameInfo, seats: int, named: str = "") -> None:
     if not low <= seats <= high:
         many = f"exactly {low}" if low == high else f"{low} to {high}"
         how = f" (--seats {shown(named)}: name each seat, comma-separated)" if named else ""
-        fail(f"{info.title} is for {many} seats, not {seats}{how}")
+        refuse(f"{info.title} is for {many} seats, not {seats}{how}")
 
 
 def seat_words(text: str, info: GameInfo) -> list[str]:
     """`--seats`, one word a seat: none may be empty, and the game must take that many."""
     words = [word.strip() for word in text.split(",")]
     if words == [""]:
-        fail("--seats names no seats: give one a seat, comma-separated")
+        refuse("--seats names no seats: give one a seat, comma-separated")
     for number, word in enumerate(words, start=1):
         if not word:
-            fail(f"--seats {shown(text)}: seat {number} of {len(words)} has no name")
+            refuse(f"--seats {shown(text)}: seat {number} of {len(words)} has no name")
     check_seat_count(info, len(words), text)
     return words
+
+
+PERSON_WORDS = ("you", "human", "me")
+"""The `--seats` words of `cantina play` that seat a person (`cantina.seating`)."""
 
 
 def parse_seats(text: str, info: GameInfo) -> list[Any]:
@@ -572,10 +607,16 @@ def parse_seats(text: str, info: GameInfo) -> list[Any]:
     from cantina.ai.temperament import temperament
 
     words = seat_words(text, info)
+    for word in words:
+        if word.partition(":")[0].lower() in PERSON_WORDS:
+            refuse(
+                f"--seats {shown(word)} is a person's seat: sim and watch seat AIs "
+                "only (`cantina play` seats people); give a temperament a seat"
+            )
     try:
         return [temperament(word) for word in words]
     except ValueError as err:
-        fail(str(err))
+        refuse(str(err))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -599,25 +640,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def measure_temperaments(args: argparse.Namespace) -> int:
     """`cantina analyse-temperaments`: the table of equity given up, game by game."""
-    from cantina.ai.temperament import temperament
     from cantina.measure import all_names, measure, table_lines
 
-    try:
-        names = [temperament(n).name for n in args.temperaments.split(",") if n.strip()]
-    except ValueError as err:
-        fail(str(err))
-    names = names or all_names()
+    names = [t.name for t in args.temperaments] if args.temperaments else all_names()
     games = args.games_played or list(MEASURED_GAMES)
+    choose = f"choose from {', '.join(MEASURED_GAMES)}"
     for game in games:
+        if game == "valdes":
+            refuse(
+                f"Val-Des has nothing to measure: every call is worth 1/2, so no "
+                f"temperament gives up anything; {choose}"
+            )
         if game not in MEASURED_GAMES:
-            fail(f"no game {shown(game)} to measure; choose from {', '.join(MEASURED_GAMES)}")
+            refuse(f"no game {shown(game)} to measure; {choose}")
+    twice = sorted({game for game in games if games.count(game) > 1})
+    if twice:
+        refuse(f"{' and '.join(twice)} named more than once; name each game once")
     measures = []
     for game in games:
         for name in names:
             measures.append(measure(game, name, args.games, args.seed))
-    print(f"cantina analyse-temperaments --games {args.games} --seed {args.seed}")
-    for line in table_lines(measures):
-        print(line)
+    chosen = f" --temperaments {','.join(names)}" if args.temperaments else ""
+    print(
+        f"cantina analyse-temperaments {' '.join(games)} --games {args.games} "
+        f"--seed {args.seed}{chosen}"
+    )
+    # measure.table_lines closes with a note on Val-Des, which is none of the games
+    # measured here (it is refused above): each report speaks of its own games only.
+    lines = [line for line in table_lines(measures) if not line.startswith("Val-Des:")]
+    print("\n".join(lines).rstrip("\n"))
     return 0
 
 
@@ -644,12 +695,14 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         from cantina.campaign.commands import find_save, replay
 
+        if args.analyse and args.delay is not None:
+            refuse("--delay paces the story, which --analyse does not tell")
         path = find_save(save_folder(args), args.name)
         if args.analyse:
             from cantina.analysis_report import replay_analysis
 
             return replay_analysis(path, args.round)
-        return replay(path, args.round, args.delay)
+        return replay(path, args.round, 0.6 if args.delay is None else args.delay)
     if args.command == "analyse-temperaments":
         return measure_temperaments(args)
     if args.command == "serve":
@@ -668,16 +721,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         for t in temperaments().values():
             print(f"{t.name:<14} {t.description}")
         return 0
-    from cantina.games.table import checked
-
     info = GAMES[args.game]
     seats = parse_seats(args.seats, info)
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "big")
-    try:
-        settings = checked(table_settings(args.game, len(seats), args))
-    except ValueError as err:
-        fail(str(err))
+    settings = table_ready(args.game, len(seats), args)
     if args.command == "sim":
         from cantina.sim_report import run_sim
 

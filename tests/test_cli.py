@@ -280,6 +280,10 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("sim", "vigo", "--seats", "Expert,Bold", "--stake-limit", "101"), "must be 1 to 100"),
     (("sim", "victim", "--seats", "Expert,Bold,Bold", "--starting-health", "0"), "must be 1"),
     (("sim", "vigo", "--seats", "Expert,Bold", "--ante", "1"), "--ante applies to Val-Des only"),
+    (("sim", "valdes", "--seats", "Expert,Bold", "--starting-bank", "0"), "cover the ante of 1"),
+    (("watch", "valdes", "--seats", "Bold,Bold", "--ante", "30"), "cover the ante of 30; only 0"),
+    (("play", "valdes", "--starting-bank", "2", "--ante", "3"), "cover the ante of 3; only 0"),
+    (("tournament", "valdes", "--games", "3", "--starting-bank", "0"), "cover the ante of 1"),
     (("sim", "vigo", "--seats", "Expert,Bold", "--ante", "x"), "--ante must be a whole number"),
     (
         ("sim", "vigo", "--seats", "Expert,Bold", "--games", "99999999999999999999"),
@@ -310,11 +314,21 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("tournament", "vigo", "--games", "0"), "--games must be 1 to 1,000,000, not 0"),
     (("tournament", "vigo", "--games", "9", "--jobs", "0"), "--jobs must be 1 to 256, not 0"),
     (("tournament", "vigo", "--games", "9", "--temperaments", "Bold,Wookiee"), "'Wookiee'"),
+    (("tournament", "vigo", "--games", "-1"), "--games must be 1 to 1,000,000, not -1"),
+    (("tournament", "vigo", "--games", "9" * 30), "--games must be 1 to 1,000,000"),
+    (("tournament", "vigo", "--games", "nine"), "--games must be a whole number"),
+    (("tournament", "vigo", "--games", "9", "--jobs", "-1"), "--jobs must be 1 to 256, not -1"),
+    (("tournament", "vigo", "--games", "9", "--jobs", "257"), "--jobs must be 1 to 256"),
+    (("tournament", "vigo", "--games", "9", "--jobs", "all"), "--jobs must be a whole number"),
+    (("tournament", "vigo", "--games", "9", "--seed", "-1"), "--seed must be 0 to"),
+    (("tournament", "vigo", "--games", "9", "--stake-limit", "0"), "--stake-limit must be 1"),
+    (("tournament", "vigo", "--games", "9", "--ante", "1"), "--ante applies to Val-Des only"),
     (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "-1"), "--delay must be 0 to 60"),
     (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "nan"), "--delay must be 0 to 60"),
     (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "1e400"), "--delay must be 0 to 60"),
     (("watch", "vigo", "--seats", "Expert,Bold", "--delay", "soon"), "a number of seconds"),
-    (("watch", "vigo", "--seats", "you,Bold"), "no temperament 'you'"),
+    (("watch", "vigo", "--seats", "you,Bold"), "--seats 'you' is a person's seat: sim and watch"),
+    (("sim", "vigo", "--seats", "Bold,Human:Ann"), "--seats 'Human:Ann' is a person's seat"),
     (("watch", "valdes", "--seats", "Expert,Bold", "--ante", "1000"), "--ante must be 0 to 100"),
     (("temperaments", "Expert"), "unrecognized arguments: Expert"),
     (("play", "chess"), "there is no game 'chess'"),
@@ -324,10 +338,20 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("play", "vigo", "--seats", "99"), "not 1 (--seats '99': name each seat, comma-separated)"),
     (("play", "vigo", "--seed", "-1"), "--seed must be 0 to"),
     (("play", "vigo", "--stake-limit", "0"), "--stake-limit must be 1 to 100, not 0"),
+    (("play", "vigo", "--stake-limit", "-1"), "--stake-limit must be 1 to 100, not -1"),
+    (("play", "vigo", "--stake-limit", "9" * 30), "--stake-limit must be 1 to 100"),
+    (("play", "vigo", "--stake-limit", "high"), "--stake-limit must be a whole number"),
+    (("play", "valdes", "--ante", "101"), "--ante must be 0 to 100, not 101"),
+    (("play", "valdes", "--stake-limit", "5"), "--stake-limit applies to Vigo's Favor only"),
+    (("play", "victim", "--starting-health", "0"), "--starting-health must be 1"),
+    (("play", "vigo", "--seed", "9" * 30), "--seed must be 0 to"),
+    (("play", "vigo", "--seed", "soon"), "--seed must be a whole number"),
     (("play", "vigo", "--variants", "bribes"), "unknown variant 'bribes'"),
     (("play", "vigo", "--save-dir", "{file}"), "--save-dir {file} is not a folder"),
     (("play", "vigo", "--save-dir", ""), "--save-dir must not be empty"),
     (("campaigns", "--save-dir", "{file}"), "is not a folder"),
+    (("campaigns", "--import", ""), "--import must not be empty"),
+    (("campaigns", "--import"), "--import needs a value"),
     (("campaigns", "--import", "{saves}/broken.json", "--save-dir", "{tmp}/new"), "damaged"),
     (("campaigns", "--import", "{missing}", "--save-dir", "{tmp}/new"), "there is no file"),
     (
@@ -339,6 +363,10 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("resume", "alpha", "--save-dir", "{saves}"), "'alpha' could be any of: "),
     (("resume", "robots", "--save-dir", "{file}"), "is not a folder"),
     (("resume",), "required: name"),
+    (("resume", ""), "name must not be empty"),
+    (("replay", " "), "name must not be empty"),
+    (("replay", "robots", "x", "--save-dir", "{saves}"), "round must be a whole number"),
+    (("replay", "robots", "9" * 30, "--save-dir", "{saves}"), "no game"),
     (("replay", "robots", "0", "--save-dir", "{saves}"), "round must be 1 or more, not 0"),
     (("replay", "robots", "7", "--save-dir", "{saves}"), "no game 7 to replay (there are: 1)"),
     (("replay", "robots", "-1", "--save-dir", "{saves}"), "round must be 1 or more, not -1"),
@@ -347,7 +375,21 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("replay", "alpha", "--save-dir", "{saves}"), "give the file name"),
     (("replay", "robots", "7", "--analyse", "--save-dir", "{saves}"), "no game 7 to replay"),
     (("replay", "broken", "--analyse", "--save-dir", "{saves}"), "cannot analyse a damaged save"),
-    (("analyse-temperaments", "valdes"), "no game 'valdes' to measure; choose from vigo, victim"),
+    (("replay", "robots", "--analyse", "--delay", "0"), "--delay paces the story, which --analyse"),
+    (("analyse-temperaments", "valdes"), "Val-Des has nothing to measure"),
+    (("analyse-temperaments", "chess"), "no game 'chess' to measure; choose from vigo, victim"),
+    (("analyse-temperaments", "vigo", "vigo"), "vigo named more than once"),
+    (("analyse-temperaments", "--games", "0"), "--games must be 2"),
+    (("analyse-temperaments", "--games", "-2"), "--games must be 2"),
+    (("analyse-temperaments", "--games", "9" * 30), "--games must be 2"),
+    (("analyse-temperaments", "--games", "many"), "--games must be a whole number"),
+    (("analyse-temperaments", "--seed", "-1"), "--seed must be 0 to"),
+    (("analyse-temperaments", "--seed", "9" * 30), "--seed must be 0 to"),
+    (("analyse-temperaments", "--seed", "x"), "--seed must be a whole number"),
+    (("analyse-temperaments", "--temperaments", "Expert,expert"), "names Expert more than once"),
+    (("analyse-temperaments", "--temperaments", ""), "--temperaments: names no temperaments"),
+    (("analyse-temperaments", "--temperaments", " , "), "names no temperaments"),
+    (("analyse-temperaments", "--temperaments", "Expert,,Bold"), "has an empty entry"),
     (("analyse-temperaments", "--games", "1"), "--games must be 2"),
     (("analyse-temperaments", "--temperaments", "Nobody"), "no temperament 'Nobody'"),
     (("serve", "--open", "--port", "99999"), "--port must be 0 to 65,535, not 99999"),
@@ -492,11 +534,45 @@ def test_every_bad_argument_gets_one_clear_line(args, says, hostile_paths, tmp_p
     )
     lines = done.stderr.splitlines()
     assert done.returncode != 0, done.stdout
+    if given_on_the_command_line(args):
+        assert done.returncode == 2, done.stderr
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("cantina: "), done.stderr
     assert "Traceback" not in done.stderr and "Expected `" not in done.stderr
     assert says.format(**paths) in lines[0]
     assert done.stdout == ""
+
+
+def given_on_the_command_line(args: tuple[str, ...]) -> bool:
+    """Whether a hostile row's fault is in the command line alone: no path the fixture
+    made (a save missing or damaged, a folder that is a file is something found, status
+    1) and not `serve` (whose host checks are another's). Such a refusal is status 2
+    whichever check makes it, argparse's or the command's own (seats, settings, names)."""
+    return bool(args) and args[0] != "serve" and not any("{" in arg for arg in args)
+
+
+def test_most_hostile_rows_are_command_line_faults_with_status_2():
+    """The status check above covers every local command, not a few rows."""
+    rows = [args for args, _ in HOSTILE if given_on_the_command_line(args)]
+    assert {args[0] for args in rows} & COMMANDS == COMMANDS - {"serve", ""}
+    assert len(rows) > 60
+
+
+def test_analyse_temperaments_speaks_of_the_games_asked_for_only():
+    """`analyse-temperaments vigo` reports Vigo's Favor alone: no Victim! block and no
+    word of Val-Des (its table once closed with a Val-Des note, whatever was asked)."""
+    for game, title, other in (("vigo", "Vigo's Favor", "Victim!"), ("victim", "Victim!", "Vigo")):
+        done = cantina(
+            "analyse-temperaments", game, "--games", "2", "--temperaments", "Expert,Rookie"
+        )
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[0] == (
+            f"cantina analyse-temperaments {game} --games 2 --seed 1 --temperaments Expert,Rookie"
+        )
+        assert lines[1].startswith(f"{title}: equity given up per decision")
+        assert [line.split()[0] for line in lines[3:]] == ["Expert", "Rookie"]
+        assert "Val-Des" not in done.stdout and other not in done.stdout
 
 
 def test_a_save_folder_from_the_environment_that_is_a_file_is_refused(tmp_path):
@@ -511,6 +587,29 @@ def test_a_save_folder_from_the_environment_that_is_a_file_is_refused(tmp_path):
     )
     assert done.returncode == 1
     assert done.stderr == f"cantina: CANTINA_SAVE_DIR {tmp_path / 'a-file'} is not a folder\n"
+
+
+def test_a_blank_save_folder_from_the_environment_is_refused(tmp_path):
+    """CANTINA_SAVE_DIR of spaces named a folder of spaces in the current one (`campaigns`
+    said "No campaigns in   ."), where `--save-dir " "` is refused; empty is unset."""
+    for command in ("campaigns", "resume", "replay"):
+        args = [command] if command == "campaigns" else [command, "Robots"]
+        done = subprocess.run(
+            [sys.executable, "-m", "cantina", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CANTINA_SAVE_DIR": "  "},
+        )
+        assert done.returncode == 1, done.stdout
+        assert done.stderr == (
+            "cantina: CANTINA_SAVE_DIR is blank: name a folder, or unset it for the user "
+            "data folder\n"
+        )
+        assert list(tmp_path.iterdir()) == []
 
 
 def test_resume_and_replay_of_an_ambiguous_name_list_the_candidates(hostile_paths):

@@ -211,6 +211,7 @@ def test_the_command_prints_a_table_of_ratings():
         (("--games", "10", "--stake-limit", "500"), "--stake-limit must be 1 to 100"),
         (("--games", "10", "--variants", "bribes"), "unknown variant 'bribes'"),
         (("--games", "10", "--json", "--plot"), "--plot shows a chart"),
+        (("--games", "3", "--jobs", "1", "--plot"), "--plot draws its chart on the terminal"),
         (("--temperaments", "Expert,Bold,Rookie"), "required: --games"),
     ],
 )
