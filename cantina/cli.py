@@ -665,10 +665,7 @@ def measure_temperaments(args: argparse.Namespace) -> int:
         f"cantina analyse-temperaments {' '.join(games)} --games {args.games} "
         f"--seed {args.seed}{chosen}"
     )
-    # measure.table_lines closes with a note on Val-Des, which is none of the games
-    # measured here (it is refused above): each report speaks of its own games only.
-    lines = [line for line in table_lines(measures) if not line.startswith("Val-Des:")]
-    print("\n".join(lines).rstrip("\n"))
+    print("\n".join(table_lines(measures)).rstrip("\n"))
     return 0
 
 

@@ -127,7 +127,6 @@ def table_lines(measures: Sequence[Measure]) -> list[str]:
                 f"{format_value(unit, m.low, places=3)} to {format_value(unit, m.high, places=3)}"
             )
         lines.append("")
-    lines.append("Val-Des: every call is worth 1/2, so every temperament gives up 0.")
     return lines
 
 
