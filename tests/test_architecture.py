@@ -98,6 +98,7 @@ DEFERRED = {
     ("cantina.app", "screens.dialogs"): "the quit question loads when quitting mid-game",
     ("cantina.cli", "cantina.app"): "each command loads only what it needs",
     ("cantina.cli", "cantina.games.table"): "each command loads only what it needs",
+    ("cantina.cli", "cantina.games.dice"): "each command loads only what it needs",
     ("cantina.cli", "cantina.seating"): "each command loads only what it needs",
     ("cantina.cli", "cantina.campaign.store"): "each command loads only what it needs",
     ("cantina.cli", "cantina.ai.temperament"): "each command loads only what it needs",
