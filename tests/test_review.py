@@ -170,7 +170,7 @@ def test_analyse_temperaments_prints_a_table_per_game():
     expert = lines[3].split()
     assert expert[:2] == ["Expert", "4"] and expert[3:] == ["0.000", "0.000", "to", "0.000"]
     assert lines[4].split()[0] == "Reckless"
-    assert "Victim!" not in done.stdout and "Val-Des: every call is worth 1/2" in done.stdout
+    assert "Victim!" not in done.stdout and "Val-Des" not in done.stdout  # only what was asked
 
 
 def test_a_victim_review_names_the_seat_each_card_aims_at():
