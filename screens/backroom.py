@@ -287,11 +287,12 @@ class LobbyScreen(HostedScreen):
         rows = [(t.code, table_line(t)) for t in self.lobby.open_tables()]
         if rows == self._shown:
             return
+        if bool(rows) != bool(self._shown):  # `w` watches only a table there is
+            self.refresh_bindings()  # (only then: the footer's keys cost ~7 ms to redo)
         self._shown = rows
         tables = self.query_one("#tables", OptionList)
         highlighted = tables.highlighted_option.id if tables.highlighted_option else None
         tables.clear_options()
-        self.refresh_bindings()  # `w` watches only a table there is
         if not rows:
             tables.add_option(Option(Content("No tables yet: v, d or i sets one."), disabled=True))
             return
