@@ -598,13 +598,10 @@ def seat_words(text: str, info: GameInfo) -> list[str]:
     return words
 
 
-PERSON_WORDS = ("you", "human", "me")
-"""The `--seats` words of `cantina play` that seat a person (`cantina.seating`)."""
-
-
 def parse_seats(text: str, info: GameInfo) -> list[Any]:
     """`--seats` for AI-only tables: a temperament a seat."""
     from cantina.ai.temperament import temperament
+    from cantina.seating import PERSON_WORDS
 
     words = seat_words(text, info)
     for word in words:

@@ -62,6 +62,10 @@ class TableSetup(msgspec.Struct, frozen=True):
         return GAMES[self.game].new(checked(self.settings), Dice(self.seed))
 
 
+PERSON_WORDS = ("you", "human", "me")
+"""The words of `--seats` that seat a person, not a temperament (`human:Name` too)."""
+
+
 def seats_from_text(text: str) -> tuple[Seat, ...]:
     """`you,Expert,Bold` style: `you` or `human` (or `human:Name`; unnamed people are
     "Player N", since narration speaks of every seat in the third person), otherwise a
@@ -69,7 +73,7 @@ def seats_from_text(text: str) -> tuple[Seat, ...]:
     seats: list[Seat] = []
     for number, word in enumerate((w.strip() for w in text.split(",") if w.strip()), 1):
         kind, _, name = word.partition(":")
-        if kind.lower() in ("you", "human", "me"):
+        if kind.lower() in PERSON_WORDS:
             seats.append(Seat(clean_name(name, f"Player {number}")))
         else:
             t = temperament(kind)
