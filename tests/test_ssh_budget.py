@@ -19,6 +19,7 @@ from textual.widgets import Footer
 
 from cantina.app import CantinaApp
 from cantina.cli import build_parser
+from cantina.ssh import budget as budget_module
 from cantina.ssh.budget import (
     BUSY_FLOOR,
     CHURN,
@@ -26,6 +27,7 @@ from cantina.ssh.budget import (
     DRAW_MAX,
     INBOX_MAX,
     MANY,
+    OWNER,
     POLL,
     QUEUE_MAX,
     READ_SLICE,
@@ -40,6 +42,7 @@ from cantina.ssh.budget import (
     InputPacer,
     ReadPacer,
     WorkBudget,
+    WorkMeter,
     keys_of,
 )
 from cantina.ssh.cli import host_options
@@ -975,3 +978,76 @@ def test_a_newcomers_start_up_is_not_typing_that_others_pause_for():
     assert crowd[0].wait() > 0, "they pause for a lighter player typing"
     for budget in (*crowd, newcomer):
         budget.close()
+
+
+async def test_a_light_players_key_goes_ahead_of_the_loops_other_work_in_its_order():
+    """`KEYS_FIRST`: the callbacks of a light session at work on a key run before what the
+    loop already had ready (another session's animation, a table playing), in the order
+    they were made; a session not at work on a key takes its turn, and a heavy session's
+    key (past `BUSY_FLOOR` lately) is not put ahead (it makes way, as ever). Each hop of a
+    key waited out a whole turn of everybody's ready work: at 64 players on one host,
+    half of their keystroke -> frame p95."""
+    loop = asyncio.get_running_loop()
+    WorkMeter.install(loop)
+    typist = WorkBudget([Bucket(1.0, 1.0)])
+    background = WorkBudget([Bucket(1.0, 1.0)])
+    flooder = WorkBudget([Bucket(1.0, 1.0)])
+    ran: list[str] = []
+
+    def soon(budget: WorkBudget, name: str) -> None:
+        context = copy_context()
+        context.run(OWNER.set, budget)
+        loop.call_soon(ran.append, name, context=context)
+
+    try:
+        for budget in (typist, background, flooder):
+            budget.opened()
+            budget.busy = False  # started: out of its start-up
+        flooder.charge(BUSY_FLOOR * 2)  # heavy lately
+        flooder.began()
+        soon(background, "tumble 1")
+        soon(flooder, "flood 1")
+        typist.began()  # a key
+        soon(typist, "key 1")
+        soon(background, "tumble 2")
+        soon(typist, "key 2")
+        soon(flooder, "flood 2")
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert ran[:4] == ["key 1", "key 2", "tumble 1", "tumble 2"]
+        for _ in range(500):  # the flood's work makes way while the key is at work
+            if len(ran) == 6:
+                break
+            await asyncio.sleep(0.01)
+        assert ran[4:] == ["flood 1", "flood 2"]
+    finally:
+        for budget in (typist, background, flooder):
+            budget.close()
+        WorkMeter.uninstall(loop)
+
+
+async def test_without_keys_first_a_key_takes_its_turn(monkeypatch):
+    """The rule off (`KEYS_FIRST`, as bench_ssh.py --playing can set it to compare): the
+    loop's own order."""
+    monkeypatch.setattr(budget_module, "KEYS_FIRST", False)
+    loop = asyncio.get_running_loop()
+    WorkMeter.install(loop)
+    typist = WorkBudget([Bucket(1.0, 1.0)])
+    background = WorkBudget([Bucket(1.0, 1.0)])
+    ran: list[str] = []
+    try:
+        for budget in (typist, background):
+            budget.opened()
+            budget.busy = False
+        typist.began()
+        for budget, name in ((background, "tumble"), (typist, "key")):
+            context = copy_context()
+            context.run(OWNER.set, budget)
+            loop.call_soon(ran.append, name, context=context)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert ran == ["tumble", "key"]
+    finally:
+        for budget in (typist, background):
+            budget.close()
+        WorkMeter.uninstall(loop)

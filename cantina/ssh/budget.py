@@ -33,18 +33,20 @@ second up to `burst`. Each session has one, and so has each client address, whic
 its sessions draw on too: eight sessions from one address get one address's share, not
 eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab about 15).
 
-Who goes first (`WorkBudget.wait`): a session that has worked much more than another
-lately (`recent`, a decaying sum) makes way while that one is at work on a key, in debt
-or not; past `DEEP_DEBT` owed a session waits out its debt whoever is at work. A long
-step (`LONG_STEP`, on the clock: a screen composed, a start-up) is cut short by
-nothing, so a key that arrives during one waits for all of it: after one, a session
-that has spent more than half its burst (`STRAINED`), or that shows screen after screen
-(`SCREENS_MANY`), or any of an address with several, pauses `STEP_PAUSE` times its
-length while a lighter player types (`Bucket.ran`; a busy address's start-up pauses for
-anyone typing, see `WorkBudget.starting_many`), so their long steps come one at a time,
-far apart. And a
-busy session is given its input one key at a time (`InputPacer.input`): Textual
-handles every key it is given in one go, without a break for anyone else.
+Who goes first: a light session's work on a key of its own runs ahead of whatever else
+the loop has ready, in its order (`KEYS_FIRST`), so a key does not wait out a turn of
+every other session's animation at each hop. And (`WorkBudget.wait`) a session that has
+worked much more than another lately (`recent`, a decaying sum) makes way while that one
+is at work on a key, in debt or not; past `DEEP_DEBT` owed a session waits out its debt
+whoever is at work. A long step (`LONG_STEP`, on the clock: a screen composed, a
+start-up) is cut short by nothing, so a key that arrives during one waits for all of it:
+after one, a session that has spent more than half its burst (`STRAINED`), or that shows
+screen after screen (`SCREENS_MANY`), or any of an address with several, pauses
+`STEP_PAUSE` times its length while a lighter player types (`Bucket.ran`; a busy
+address's start-up pauses for anyone typing, see `WorkBudget.starting_many`), so their
+long steps come one at a time, far apart. And a busy session is given its input one key
+at a time (`InputPacer.input`): Textual handles every key it is given in one go, without
+a break for anyone else.
 
 What waits, while either bucket is in debt (or the session makes way): the rest of the
 app's work (each of its callbacks is put off, in order, until the debt is paid:
@@ -70,6 +72,8 @@ from collections import deque
 from collections.abc import Callable
 from contextvars import Context, ContextVar, copy_context
 from typing import Any
+
+from cantina.ssh.asyncio_compat import ready_queue
 
 OWNER: ContextVar[WorkBudget | None] = ContextVar("cantina_work_owner", default=None)
 """The budget charged for the work of the task running now (None: nobody's)."""
@@ -128,6 +132,17 @@ player typing (a few milliseconds a key) does not wait for another typing."""
 POLL = 0.02
 """Seconds between looks, while a session over its share waits for the others to be
 done with their keys (see `WorkBudget.wait`)."""
+
+KEYS_FIRST = True
+"""Whether a light session's work on a key goes ahead of what the loop has ready
+(`WorkBudget.first`, `WorkMeter`). A key's work hops from callback to callback (the
+connection, the app, the screen, the table, the frame), and each hop waits a turn of the
+loop: on a crowded loop a turn is every other session's ready work, dice tumbling and
+tables playing, so one key waited out several. Put ahead, the key's hops follow each other
+within a turn, and what it passed goes on a moment later, all of it: the host does no less.
+Playing sessions at a table each (bench_ssh.py --playing, one process): at 64 the
+keystroke -> frame p95 went from 39 to 20 ms; the benchmark turns it off with
+BENCH_KEYS_FIRST=0."""
 
 PAUSED_POLL = 0.1
 """Seconds between looks, while a start-up of many (`WorkBudget.starting_many`) waits out
@@ -630,6 +645,20 @@ class WorkBudget:
             return True
         return any(bucket.starting and bucket.users >= MANY for bucket in self.buckets[1:])
 
+    def first(self) -> bool:
+        """Whether the app's next callback goes ahead of the loop's other work
+        (`KEYS_FIRST`): it is at work on a key of its own, light (`BUSY_FLOOR`), within
+        its share, not starting and none of its work put off."""
+        return (
+            self.busy
+            and self.keyed
+            and not self.closed
+            and not self.starting
+            and self.parked is None
+            and self.recent() < BUSY_FLOOR
+            and self.owed() == 0
+        )
+
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
         return max(0.0, -min(b.level() for b in self.buckets))
@@ -706,6 +735,9 @@ class WorkMeter:
         if users:
             return
         plain = loop.call_soon
+        ready = ready_queue(loop)
+        ahead: weakref.WeakSet[asyncio.Handle] = weakref.WeakSet()
+        """The handles put ahead (`KEYS_FIRST`) and not yet run (a run one is let go)."""
 
         def run(context: Context, callback: Callable[..., Any], *args: Any) -> Any:
             budget = OWNER.get()
@@ -726,7 +758,21 @@ class WorkMeter:
             budget = context.get(OWNER)
             if budget is not None:
                 budget.scheduled()
-            return plain(run, context, callback, *args, context=context)
+            handle = plain(run, context, callback, *args, context=context)
+            if (
+                KEYS_FIRST
+                and budget is not None
+                and ready
+                and ready[-1] is handle
+                and budget.first()
+            ):  # ahead of all but the work put ahead before it, which keeps its order
+                ready.pop()
+                place = 0
+                while place < len(ready) and ready[place] in ahead:
+                    place += 1
+                ready.insert(place, handle)
+                ahead.add(handle)
+            return handle
 
         loop.call_soon = call_soon  # type: ignore[method-assign,assignment]
 
