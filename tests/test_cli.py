@@ -284,6 +284,8 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (("watch", "valdes", "--seats", "Bold,Bold", "--ante", "30"), "cover the ante of 30; only 0"),
     (("play", "valdes", "--starting-bank", "2", "--ante", "3"), "cover the ante of 3; only 0"),
     (("tournament", "valdes", "--games", "3", "--starting-bank", "0"), "cover the ante of 1"),
+    (("sim", "vigo", "--seats", "Expert,Bold", "--starting-bank", "0"), "bank of at least 1"),
+    (("watch", "vigo", "--seats", "Bold,Bold", "--starting-bank", "0"), "bank of at least 1"),
     (("sim", "vigo", "--seats", "Expert,Bold", "--ante", "x"), "--ante must be a whole number"),
     (
         ("sim", "vigo", "--seats", "Expert,Bold", "--games", "99999999999999999999"),
@@ -357,6 +359,10 @@ HOSTILE: list[tuple[tuple[str, ...], str]] = [
     (
         ("campaigns", "--import", "{saves}", "--save-dir", "{tmp}/new"),
         "is a folder; give a save's file",
+    ),
+    (
+        ("campaigns", "--import", "{pipe}", "--save-dir", "{tmp}/new"),
+        "is not a plain file (a pipe or a device); give a save's file",
     ),
     (("resume", "nothing", "--save-dir", "{saves}"), "no campaign called 'nothing'"),
     (("resume", "broken", "--save-dir", "{saves}"), "cannot resume a damaged save: broken.json"),
@@ -492,7 +498,14 @@ def hostile_paths(tmp_path_factory):
         path.write_text(json.dumps(raw))
     (saves / "broken.json").write_text('{"format": 2, "name": "Broken", "banks": "lots"}')
     (tmp / "a-file").write_text("hello\n")
-    return {"saves": saves, "file": tmp / "a-file", "missing": tmp / "missing", "tmp": tmp}
+    os.mkfifo(tmp / "a-pipe")  # read, it would wait for a writer that never comes
+    return {
+        "saves": saves,
+        "file": tmp / "a-file",
+        "missing": tmp / "missing",
+        "tmp": tmp,
+        "pipe": tmp / "a-pipe",
+    }
 
 
 def test_hostile_arguments_cover_every_command():

@@ -30,7 +30,7 @@ SETTINGS = {
         VigoSettings,
         seats=st.integers(2, 8),
         stake_limit=st.integers(1, 6),
-        starting_bank=st.integers(0, 30),
+        starting_bank=st.integers(1, 30),  # 0 is refused as a new table (VF-2)
         rising_stakes=st.booleans(),
         house_vigo=st.booleans(),
         mercy=st.booleans(),

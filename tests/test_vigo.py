@@ -112,6 +112,16 @@ def test_vf2_stake_from_one_to_the_limit_and_short_banks_sit_out():
         VigoGame.new(VigoSettings(stake_limit=3), Dice(1)).apply(0, SetStake(4))
 
 
+def test_vf2_a_new_table_whose_players_could_never_ante_is_refused():
+    """VF-2: with a starting bank of 0 every player sits out every round (the least stake
+    is 1), so such a table is refused as it is set; banks carried to 0 in a later round
+    are the game's own (a round with all but the Vigo sitting out is played)."""
+    with pytest.raises(ValueError, match="starting bank of at least 1"):
+        VigoGame.new(VigoSettings(starting_bank=0), Dice(1))
+    carried = VigoGame.new(VigoSettings(seats=3), Dice(1), banks=[30, 0, 0])
+    assert carried.pending.options[0] == SetStake(1)
+
+
 def test_vf3_favor_holds_for_roll_again():
     """VF-3: one favor roll per round; roll-agains are matched against the same colour."""
     game = table([B, B, B, B, R], seats=3)

@@ -38,6 +38,11 @@ def import_campaign(folder: Path, source: Path) -> int:
         raise SystemExit(f"cantina: not imported: {str(source)!r} is a folder; give a save's file")
     if not source.exists():
         raise SystemExit(f"cantina: not imported: there is no file {str(source)!r}")
+    if not source.is_file():  # a FIFO read would wait for a writer for ever
+        raise SystemExit(
+            f"cantina: not imported: {str(source)!r} is not a plain file (a pipe or a device);"
+            " give a save's file"
+        )
     try:
         imported = Store(folder).import_file(source)
     except Damaged as err:

@@ -239,6 +239,11 @@ class VigoGame(Game[VigoState]):
     ) -> VigoGame:
         settings = checked(settings)
         if banks is None:
+            if settings.starting_bank < 1:  # VF-2: every player would sit out every round
+                raise ValueError(
+                    "Vigo's Favor needs a starting bank of at least 1: the least stake is 1, "
+                    "and a player who cannot cover it sits the round out"
+                )
             banks = [settings.starting_bank] * settings.seats
         if len(banks) != settings.seats:
             raise ValueError(f"{len(banks)} banks given for {settings.seats} seats")
