@@ -638,6 +638,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def measure_temperaments(args: argparse.Namespace) -> int:
     """`cantina analyse-temperaments`: the table of equity given up, game by game."""
     from cantina.measure import all_names, measure, table_lines
+    from cantina.progress import measuring_bar
 
     names = [t.name for t in args.temperaments] if args.temperaments else all_names()
     games = args.games_played or list(MEASURED_GAMES)
@@ -654,9 +655,10 @@ def measure_temperaments(args: argparse.Namespace) -> int:
     if twice:
         refuse(f"{' and '.join(twice)} named more than once; name each game once")
     measures = []
-    for game in games:
-        for name in names:
-            measures.append(measure(game, name, args.games, args.seed))
+    with measuring_bar(len(games) * len(names) * args.games) as step:
+        for game in games:
+            for name in names:
+                measures.append(measure(game, name, args.games, args.seed, progress=step))
     chosen = f" --temperaments {','.join(names)}" if args.temperaments else ""
     print(
         f"cantina analyse-temperaments {' '.join(games)} --games {args.games} "

@@ -108,6 +108,7 @@ DEFERRED = {
     ("cantina.cli", "cantina.sim_report"): "each command loads only what it needs",
     ("cantina.cli", "cantina.analysis_report"): "each command loads only what it needs",
     ("cantina.cli", "cantina.measure"): "each command loads only what it needs",
+    ("cantina.cli", "cantina.progress"): "each command loads only what it needs",
     ("cantina.cli", "cantina.tournament"): "each command loads only what it needs",
     ("cantina.cli", "cantina.tournament_report"): "each command loads only what it needs",
     ("cantina.cli", "screens.charts"): "textual loads for `tournament --plot` only",

@@ -727,6 +727,49 @@ def test_ctrl_c_during_sim_reports_the_games_played_so_far(tmp_path):
         assert words in text
 
 
+def test_analyse_temperaments_shows_its_progress_on_a_terminal_and_stops_on_ctrl_c():
+    """`--games` takes up to a million, hours of work: on a terminal a bar on stderr counts
+    the games measured of all asked for; Ctrl-C ends it with one line, no traceback."""
+    master, slave = pty.openpty()
+    command = [
+        "analyse-temperaments",
+        "vigo",
+        "--games",
+        "1000000",
+        "--temperaments",
+        "Bold,Cautious",
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cantina", *command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "COLUMNS": "120", "LINES": "40"},
+    )
+    os.close(slave)
+    shown = PtyOutput(master)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            shown.read(0.2)
+            counts = re.findall(rb"Measuring.*?(\d+)/2000000", shown.data)
+            if counts and int(counts[-1]) > 0:
+                break
+        else:
+            raise AssertionError(f"no progress shown: {shown.data[-500:]!r}")
+        process.send_signal(signal.SIGINT)
+        status = process.wait(60)
+        while shown.read(0.2):
+            pass
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(master)
+    assert status == 130
+    assert "Traceback" not in shown.text()
+    assert "cantina: interrupted" in shown.text()
+
+
 def test_a_stopped_sim_is_a_whole_result_of_the_games_played():
     """What `sim` reports after Ctrl-C: only whole games, counted as played, with how
     many were asked for (in --json too)."""
