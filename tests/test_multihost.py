@@ -84,6 +84,35 @@ ANA = Player("key:ana", "Ana")
 BO = Player("key:bo", "Bo")
 
 
+async def test_another_hosts_table_is_not_closed_at_once_when_that_host_falls_silent(
+    redis_server,  # noqa: F811
+):
+    """A table set on host A, its player there: when A falls silent (its beats stop, as a
+    host swamped by a crowd of logins, or dead), host B no longer sees anyone at the
+    table, and may not yet know it started there. B does not close it at once (A closes
+    its own tables when its people leave); only once it has stayed unheld as long as a
+    started table may (`empty_after`: A is gone). With 72 players on each of two
+    workers, one closed the other's tables mid-game (bench_ssh.py --playing)."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        a.arrived(ANA)
+        table = a.create(four_seats(), ANA)
+        await until(lambda: table.code in b.tables and b.tables[table.code].seated)
+        there = b.tables[table.code]
+        await until(lambda: ANA.identity in there.elsewhere)  # A says Ana is at it
+        a.close_all()  # A falls silent; what it said lapses (HERE_MS), its table is kept
+        loop = asyncio.get_running_loop()
+        await until(lambda: not there.elsewhere and loop.time() >= there.held_until)
+        b.sweep(empty_after=3.0)
+        b.sweep(empty_after=3.0)
+        assert b.tables.get(table.code) is there  # not closed at once
+        await asyncio.sleep(3.2)
+        b.sweep(empty_after=3.0)
+        assert table.code not in b.tables  # unheld that long: its host is gone
+    finally:
+        await stop(a, b)
+
+
 async def test_a_table_opened_on_one_host_is_joined_and_played_from_another(
     redis_server,  # noqa: F811
 ):

@@ -373,7 +373,8 @@ class Lobby:
         if not self.store.durable:
             return []
         await self.hosts.begin()
-        held = asyncio.get_running_loop().time() + self.empty_after
+        now = asyncio.get_running_loop().time()
+        held = now + self.empty_after
         for stored in await self.store.load():
             try:
                 table = self.dealers.rebuilt(stored)
@@ -384,6 +385,9 @@ class Lobby:
                 continue
             self.hosts.adopt(table)
             table.held_until = held
+            # Nobody holds it yet, as far as this host knows: the hold above is all the
+            # wait its people get, whichever host they sat down through (`unheld`).
+            table.empty_since = now
             self.tables[table.code] = table
             if table.dealer is not None:
                 table.dealer.start()

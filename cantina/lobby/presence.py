@@ -149,9 +149,17 @@ class Presence:
         self, tables: list[SharedTable], now: float, empty_after: float
     ) -> list[SharedTable]:
         """The tables nobody holds, to close: one not started whose seated players have
-        all left (every host), at once; one started that no screen has followed (no
-        player at it, no spectator, from any host) for `empty_after` seconds. A table is
-        held while this host does not yet know who follows it (`seen`)."""
+        all left (every host), at once if each of them sat down through this host, else
+        after `empty_after` seconds; one started that no screen has followed (no player
+        at it, no spectator, from any host) for `empty_after` seconds. A table is held
+        while this host does not yet know who follows it (`seen`).
+
+        Another host's people are known here only by that host's beats, which lapse when
+        it is swamped (a crowd logging in at once) and when it dies, and this host may
+        not yet know that the table started there: such a table is left to its own host,
+        which closes it the moment its people leave, and closed here only if it stays
+        unheld as long as a started one (its host gone). Two workers of `--workers 2`
+        with 72 players each closed each other's tables mid-game."""
         unheld = []
         for table in tables:
             if not self.seen(table):
@@ -159,10 +167,14 @@ class Presence:
             if table.dealer is None:
                 if now < table.held_until:
                     continue
-                if not any(
-                    self.here(p.identity) or self.there(table, p.identity)
-                    for p in table.seated.values()
-                ):
+                people = table.seated.values()
+                if any(self.here(p.identity) or self.there(table, p.identity) for p in people):
+                    table.empty_since = None
+                elif all(p.identity in table.seated_here for p in people):
+                    unheld.append(table)  # its people left this host: at once
+                elif table.empty_since is None:
+                    table.empty_since = now
+                elif now - table.empty_since >= empty_after:
                     unheld.append(table)
             elif table.dealer.followed or self.elsewhere.get(table.code):
                 table.empty_since = None
