@@ -1051,3 +1051,41 @@ async def test_without_keys_first_a_key_takes_its_turn(monkeypatch):
         for budget in (typist, background):
             budget.close()
         WorkMeter.uninstall(loop)
+
+
+async def test_a_keys_work_never_overtakes_its_own_sessions_earlier_work():
+    """A session whose earlier callback still waits its turn (scheduled before its key, in
+    the loop's order) is not put ahead (`waiting_in_turn`): its callbacks run in the order
+    they were made. Once that one has run, its key's next work goes ahead again."""
+    loop = asyncio.get_running_loop()
+    WorkMeter.install(loop)
+    typist = WorkBudget([Bucket(1.0, 1.0)])
+    background = WorkBudget([Bucket(1.0, 1.0)])
+    ran: list[str] = []
+
+    def soon(budget: WorkBudget, name: str) -> None:
+        context = copy_context()
+        context.run(OWNER.set, budget)
+        loop.call_soon(ran.append, name, context=context)
+
+    try:
+        for budget in (typist, background):
+            budget.opened()
+            budget.busy = False
+        soon(background, "tumble 1")
+        soon(typist, "its earlier work")
+        typist.began()  # a key, while that waits its turn
+        soon(typist, "key 1")
+        soon(background, "tumble 2")
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert ran == ["tumble 1", "its earlier work", "key 1", "tumble 2"]
+        soon(background, "tumble 3")
+        soon(typist, "key 2")  # nothing of its own waits now
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert ran[4:] == ["key 2", "tumble 3"]
+    finally:
+        for budget in (typist, background):
+            budget.close()
+        WorkMeter.uninstall(loop)

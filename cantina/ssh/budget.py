@@ -326,6 +326,9 @@ class WorkBudget:
         """The app's callbacks put off while in debt, in order."""
         self._unpark: asyncio.TimerHandle | None = None
         self.closed = False
+        self.in_turn: weakref.ref[asyncio.Handle] | None = None
+        """The last of the app's callbacks scheduled in the loop's own order (not put ahead:
+        see `first`), while it has not run."""
         self.pausing = False
         """Whether the last `wait` was a start-up of many's pause after a long step (see
         `_next_look`)."""
@@ -648,16 +651,25 @@ class WorkBudget:
     def first(self) -> bool:
         """Whether the app's next callback goes ahead of the loop's other work
         (`KEYS_FIRST`): it is at work on a key of its own, light (`BUSY_FLOOR`), within
-        its share, not starting and none of its work put off."""
+        its share, not starting, none of its work put off, and none waiting its turn
+        (`waiting_in_turn`): a session's callbacks never overtake each other."""
         return (
             self.busy
             and self.keyed
             and not self.closed
             and not self.starting
             and self.parked is None
+            and not self.waiting_in_turn()
             and self.recent() < BUSY_FLOOR
             and self.owed() == 0
         )
+
+    def waiting_in_turn(self) -> bool:
+        """Whether a callback of the app's scheduled in the loop's own order has still to
+        run: what it schedules now waits behind it too, so the app's own callbacks run in
+        the order they were made (the loop runs a handle, then lets it go)."""
+        handle = self.in_turn() if self.in_turn is not None else None
+        return handle is not None and not handle.cancelled()
 
     def debt(self) -> float:
         """Seconds of work owed, on the session's account or its address's."""
@@ -772,6 +784,8 @@ class WorkMeter:
                     place += 1
                 ready.insert(place, handle)
                 ahead.add(handle)
+            elif budget is not None:
+                budget.in_turn = weakref.ref(handle)
             return handle
 
         loop.call_soon = call_soon  # type: ignore[method-assign,assignment]
