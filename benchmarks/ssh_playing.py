@@ -353,11 +353,18 @@ async def play(s: Seat) -> None:
         s.chan.write(b"1")
 
 
+ESCAPES = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")
+"""A terminal's control sequences (cursor moves, colours): a failed session's last
+frames, without them, say what it was shown."""
+
+
 async def keep_playing(s: Seat) -> None:
     try:
         await play(s)
     except (TimeoutError, asyncssh.Error, OSError) as err:
-        s.failed.append(str(err) or type(err).__name__)
+        shown = ESCAPES.sub(b" ", bytes(s.player.data[-4000:]))  # what it failed on
+        words = " ".join(shown.decode(errors="replace").split())[-300:]
+        s.failed.append(f"{str(err) or type(err).__name__}; its screen last drew: {words}")
 
 
 async def asked_once(seats: list[Seat], timeout: float) -> None:
@@ -461,6 +468,9 @@ class HostTree:
         for line in self.process.stderr:
             if found := LOGIN.search(line):
                 self.logins[int(found.group(1) or self.process.pid)] += 1
+            elif os.environ.get("BENCH_HOST_LOG"):
+                with open(os.environ["BENCH_HOST_LOG"], "a") as out:
+                    out.write(line)
 
     def split(self) -> str:
         """The sessions each process took, as 20/20 (sessions stay for the whole run)."""
