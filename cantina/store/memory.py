@@ -195,8 +195,8 @@ class Journal:
         landed = await self.store.entries(self.code, self.version)
         if not landed:  # refused, yet nobody got there first: the table is not there
             raise TableLost(
-                "the table store no longer has this table (was its Redis started again"
-                " without its data?), so it cannot go on"
+                "the table store no longer has this table (closed by another host, or its"
+                " Redis started again without its data), so it cannot go on"
             )
         self.version += len(landed)
         return landed, any(e.id == entry.id for e in landed)
