@@ -54,7 +54,10 @@ give more --seconds, and more --budget, on a machine to spare). With BENCH_PROFI
 in the environment a one-process host writes to FILE, as it is stopped, the cProfile of its
 last step's timed seconds and what followed them; with BENCH_STEPS=FILE it writes there each
 step of its loop over 5 ms and each collection of the collector (wall and CPU ms, perf_counter
-times), and the slow keys go to FILE.keys, timed on the same clock.
+times), and the slow keys go to FILE.keys, timed on the same clock. With
+BENCH_HOST_LOG=FILE the host's log (its processes' stderr, but for logins) is added to
+FILE: which table was closed, by which process, and why; a failed session's line ends
+with what its screen last drew.
 """
 
 from __future__ import annotations
