@@ -28,8 +28,9 @@ other work they are noisy. The clients stand for players' own machines: by defau
 (`--clients first`) the host's processes and Redis run at nice +10, behind them, so that a
 client waiting for a core does not add its wait to the host's keystroke -> frame (the
 host still pays for every bit of CPU the clients take); `--clients equal` runs all at
-one priority, as this benchmark did before. With BENCH_KEYS_FIRST=0 the host runs its
-loop's callbacks in their own order (budget.KEYS_FIRST off), to compare.
+one priority, as this benchmark did before. With BENCH_KEYS_FIRST=1 the host puts a
+light player's key ahead of the rest of its loop's work (budget.KEYS_FIRST, off by
+default: see there).
 
 Redis's cost per decision: the write of each decision, `Journal.record` (what Redis adds:
 the in-memory store records nothing), timed as bench_store.py does, first of all, on a
@@ -125,9 +126,9 @@ if os.environ.get("BENCH_GC"):  # the collector's thresholds, tried: "1000,5,100
         gc.freeze()
         gc.set_threshold(*(int(n) for n in os.environ["BENCH_GC"].split(",")))
     cantina.ssh.serve.tune_collector = tune_collector
-if os.environ.get("BENCH_KEYS_FIRST") == "0":  # the loop's own order, to compare
+if os.environ.get("BENCH_KEYS_FIRST") == "1":  # a light player's key first (off by default)
     import cantina.ssh.budget
-    cantina.ssh.budget.KEYS_FIRST = False
+    cantina.ssh.budget.KEYS_FIRST = True
 if workers > 1:
     sys.exit(serve_workers(options, workers))
 log_to_stderr()

@@ -980,13 +980,14 @@ def test_a_newcomers_start_up_is_not_typing_that_others_pause_for():
         budget.close()
 
 
-async def test_a_light_players_key_goes_ahead_of_the_loops_other_work_in_its_order():
+async def test_a_light_players_key_goes_ahead_of_the_loops_other_work_in_its_order(monkeypatch):
     """`KEYS_FIRST`: the callbacks of a light session at work on a key run before what the
     loop already had ready (another session's animation, a table playing), in the order
     they were made; a session not at work on a key takes its turn, and a heavy session's
     key (past `BUSY_FLOOR` lately) is not put ahead (it makes way, as ever). Each hop of a
     key waited out a whole turn of everybody's ready work: at 64 players on one host,
-    half of their keystroke -> frame p95."""
+    half of their keystroke -> frame p95. (Off by default: see `KEYS_FIRST`.)"""
+    monkeypatch.setattr(budget_module, "KEYS_FIRST", True)
     loop = asyncio.get_running_loop()
     WorkMeter.install(loop)
     typist = WorkBudget([Bucket(1.0, 1.0)])
@@ -1027,8 +1028,7 @@ async def test_a_light_players_key_goes_ahead_of_the_loops_other_work_in_its_ord
 
 
 async def test_without_keys_first_a_key_takes_its_turn(monkeypatch):
-    """The rule off (`KEYS_FIRST`, as bench_ssh.py --playing can set it to compare): the
-    loop's own order."""
+    """The rule off (`KEYS_FIRST`, as it is by default): the loop's own order."""
     monkeypatch.setattr(budget_module, "KEYS_FIRST", False)
     loop = asyncio.get_running_loop()
     WorkMeter.install(loop)
@@ -1053,10 +1053,11 @@ async def test_without_keys_first_a_key_takes_its_turn(monkeypatch):
         WorkMeter.uninstall(loop)
 
 
-async def test_a_keys_work_never_overtakes_its_own_sessions_earlier_work():
+async def test_a_keys_work_never_overtakes_its_own_sessions_earlier_work(monkeypatch):
     """A session whose earlier callback still waits its turn (scheduled before its key, in
     the loop's order) is not put ahead (`waiting_in_turn`): its callbacks run in the order
     they were made. Once that one has run, its key's next work goes ahead again."""
+    monkeypatch.setattr(budget_module, "KEYS_FIRST", True)
     loop = asyncio.get_running_loop()
     WorkMeter.install(loop)
     typist = WorkBudget([Bucket(1.0, 1.0)])
