@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import sys
 import threading
 import time
 from contextvars import copy_context
@@ -1089,4 +1090,66 @@ async def test_a_keys_work_never_overtakes_its_own_sessions_earlier_work(monkeyp
     finally:
         for budget in (typist, background):
             budget.close()
+        WorkMeter.uninstall(loop)
+
+
+async def test_keys_first_loses_and_repeats_nothing_other_threads_schedule(monkeypatch):
+    """Another thread's callback (an AI's move worked out off the loop comes back through
+    `call_soon_threadsafe`, appended to the ready callbacks from that thread at any moment)
+    may arrive while a key's work is being put ahead: each callback, the key's and the
+    thread's, runs once. (Moving the key's by popping the last one popped a thread's that
+    came in between, and left the key's there too: the AI's move was lost, its table stood
+    still "thinking", and a task was woken twice, the second time after it had finished.)"""
+    monkeypatch.setattr(budget_module, "KEYS_FIRST", True)
+    loop = asyncio.get_running_loop()
+    WorkMeter.install(loop)
+    typist = WorkBudget([Bucket(1.0, 1.0)])
+    mine: dict[int, int] = {}
+    theirs: dict[tuple[int, int], int] = {}
+    went_first = 0
+    first = typist.first
+
+    def counted_first() -> bool:
+        nonlocal went_first
+        goes = first()
+        went_first += goes
+        return goes
+
+    def ran(counts: dict, key: object) -> None:
+        counts[key] = counts.get(key, 0) + 1
+
+    def hammer(thread: int) -> None:
+        for number in range(4000):
+            loop.call_soon_threadsafe(ran, theirs, (thread, number))
+
+    typist.first = counted_first  # type: ignore[method-assign]
+    context = copy_context()
+    context.run(OWNER.set, typist)
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads cut in as often as they may
+    threads = [threading.Thread(target=hammer, args=(n,)) for n in range(2)]
+    try:
+        typist.opened()
+        typist.busy = False
+        for thread in threads:
+            thread.start()
+        made = 0
+        while any(thread.is_alive() for thread in threads) and made < 20_000:
+            typist.began()  # a key: its work goes ahead
+            for _ in range(20):
+                loop.call_soon(ran, mine, made, context=context)
+                made += 1
+            await asyncio.sleep(0)
+        for thread in threads:
+            thread.join(10)
+        for _ in range(100):
+            await asyncio.sleep(0)
+            if len(mine) == made and len(theirs) == 8000:
+                break
+        assert went_first > 0
+        assert len(theirs) == 8000 and set(theirs.values()) == {1}
+        assert len(mine) == made and set(mine.values()) == {1}
+    finally:
+        sys.setswitchinterval(switching)
+        typist.close()
         WorkMeter.uninstall(loop)

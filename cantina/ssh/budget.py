@@ -74,7 +74,7 @@ from collections.abc import Callable
 from contextvars import Context, ContextVar, copy_context
 from typing import Any
 
-from cantina.ssh.asyncio_compat import ready_queue
+from cantina.ssh.asyncio_compat import put_ahead, ready_queue
 
 OWNER: ContextVar[WorkBudget | None] = ContextVar("cantina_work_owner", default=None)
 """The budget charged for the work of the task running now (None: nobody's)."""
@@ -773,21 +773,13 @@ class WorkMeter:
             budget = context.get(OWNER)
             if budget is not None:
                 budget.scheduled()
+            # Asked first, so the handle moves as soon as it is made (`put_ahead` finds it
+            # wherever other threads' appends have left it).
+            first = KEYS_FIRST and budget is not None and budget.first()
             handle = plain(run, context, callback, *args, context=context)
-            if (
-                KEYS_FIRST
-                and budget is not None
-                and ready
-                and ready[-1] is handle
-                and budget.first()
-            ):  # ahead of all but the work put ahead before it, which keeps its order
-                ready.pop()
-                place = 0
-                while place < len(ready) and ready[place] in ahead:
-                    place += 1
-                ready.insert(place, handle)
-                ahead.add(handle)
-            elif budget is not None:
+            if first and ready is not None:  # behind only the work put ahead before it
+                put_ahead(ready, handle, ahead)
+            elif budget is not None and KEYS_FIRST:
                 budget.in_turn = weakref.ref(handle)
             return handle
 
