@@ -10,6 +10,7 @@ import dataclasses
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextvars import copy_context
 from pathlib import Path
 
@@ -981,39 +982,52 @@ def test_a_newcomers_start_up_is_not_typing_that_others_pause_for():
         budget.close()
 
 
+@contextlib.contextmanager
+def started_sessions(
+    monkeypatch: pytest.MonkeyPatch, count: int, keys_first: bool = True
+) -> Iterator[list[WorkBudget]]:
+    """`count` sessions past their start-ups, on the running loop with the meter on it and
+    `KEYS_FIRST` as given; closed, and the meter taken off, afterwards."""
+    monkeypatch.setattr(budget_module, "KEYS_FIRST", keys_first)
+    loop = asyncio.get_running_loop()
+    WorkMeter.install(loop)
+    budgets = [WorkBudget([Bucket(1.0, 1.0)]) for _ in range(count)]
+    try:
+        for budget in budgets:
+            budget.opened()
+            budget.busy = False  # started: out of its start-up
+        yield budgets
+    finally:
+        for budget in budgets:
+            budget.close()
+        WorkMeter.uninstall(loop)
+
+
+def soon(budget: WorkBudget, callback: Callable[..., object], *args: object) -> None:
+    """`callback` scheduled as work of `budget`'s session (in a context it owns)."""
+    context = copy_context()
+    context.run(OWNER.set, budget)
+    asyncio.get_running_loop().call_soon(callback, *args, context=context)
+
+
 async def test_a_light_players_key_goes_ahead_of_the_loops_other_work_in_its_order(monkeypatch):
     """`KEYS_FIRST`: the callbacks of a light session at work on a key run before what the
     loop already had ready (another session's animation, a table playing), in the order
     they were made; a session not at work on a key takes its turn, and a heavy session's
     key (past `BUSY_FLOOR` lately) is not put ahead (it makes way, as ever). Each hop of a
     key waited out a whole turn of everybody's ready work: at 64 players on one host,
-    half of their keystroke -> frame p95. (Off by default: see `KEYS_FIRST`.)"""
-    monkeypatch.setattr(budget_module, "KEYS_FIRST", True)
-    loop = asyncio.get_running_loop()
-    WorkMeter.install(loop)
-    typist = WorkBudget([Bucket(1.0, 1.0)])
-    background = WorkBudget([Bucket(1.0, 1.0)])
-    flooder = WorkBudget([Bucket(1.0, 1.0)])
+    half of their keystroke -> frame p95."""
     ran: list[str] = []
-
-    def soon(budget: WorkBudget, name: str) -> None:
-        context = copy_context()
-        context.run(OWNER.set, budget)
-        loop.call_soon(ran.append, name, context=context)
-
-    try:
-        for budget in (typist, background, flooder):
-            budget.opened()
-            budget.busy = False  # started: out of its start-up
+    with started_sessions(monkeypatch, 3) as (typist, background, flooder):
         flooder.charge(BUSY_FLOOR * 2)  # heavy lately
         flooder.began()
-        soon(background, "tumble 1")
-        soon(flooder, "flood 1")
+        soon(background, ran.append, "tumble 1")
+        soon(flooder, ran.append, "flood 1")
         typist.began()  # a key
-        soon(typist, "key 1")
-        soon(background, "tumble 2")
-        soon(typist, "key 2")
-        soon(flooder, "flood 2")
+        soon(typist, ran.append, "key 1")
+        soon(background, ran.append, "tumble 2")
+        soon(typist, ran.append, "key 2")
+        soon(flooder, ran.append, "flood 2")
         for _ in range(5):
             await asyncio.sleep(0)
         assert ran[:4] == ["key 1", "key 2", "tumble 1", "tumble 2"]
@@ -1022,75 +1036,39 @@ async def test_a_light_players_key_goes_ahead_of_the_loops_other_work_in_its_ord
                 break
             await asyncio.sleep(0.01)
         assert ran[4:] == ["flood 1", "flood 2"]
-    finally:
-        for budget in (typist, background, flooder):
-            budget.close()
-        WorkMeter.uninstall(loop)
 
 
 async def test_without_keys_first_a_key_takes_its_turn(monkeypatch):
-    """The rule off (`KEYS_FIRST`, as it is by default): the loop's own order."""
-    monkeypatch.setattr(budget_module, "KEYS_FIRST", False)
-    loop = asyncio.get_running_loop()
-    WorkMeter.install(loop)
-    typist = WorkBudget([Bucket(1.0, 1.0)])
-    background = WorkBudget([Bucket(1.0, 1.0)])
+    """The rule off (`KEYS_FIRST` False): the loop's own order."""
     ran: list[str] = []
-    try:
-        for budget in (typist, background):
-            budget.opened()
-            budget.busy = False
+    with started_sessions(monkeypatch, 2, keys_first=False) as (typist, background):
         typist.began()
-        for budget, name in ((background, "tumble"), (typist, "key")):
-            context = copy_context()
-            context.run(OWNER.set, budget)
-            loop.call_soon(ran.append, name, context=context)
+        soon(background, ran.append, "tumble")
+        soon(typist, ran.append, "key")
         for _ in range(3):
             await asyncio.sleep(0)
         assert ran == ["tumble", "key"]
-    finally:
-        for budget in (typist, background):
-            budget.close()
-        WorkMeter.uninstall(loop)
 
 
 async def test_a_keys_work_never_overtakes_its_own_sessions_earlier_work(monkeypatch):
     """A session whose earlier callback still waits its turn (scheduled before its key, in
     the loop's order) is not put ahead (`waiting_in_turn`): its callbacks run in the order
     they were made. Once that one has run, its key's next work goes ahead again."""
-    monkeypatch.setattr(budget_module, "KEYS_FIRST", True)
-    loop = asyncio.get_running_loop()
-    WorkMeter.install(loop)
-    typist = WorkBudget([Bucket(1.0, 1.0)])
-    background = WorkBudget([Bucket(1.0, 1.0)])
     ran: list[str] = []
-
-    def soon(budget: WorkBudget, name: str) -> None:
-        context = copy_context()
-        context.run(OWNER.set, budget)
-        loop.call_soon(ran.append, name, context=context)
-
-    try:
-        for budget in (typist, background):
-            budget.opened()
-            budget.busy = False
-        soon(background, "tumble 1")
-        soon(typist, "its earlier work")
+    with started_sessions(monkeypatch, 2) as (typist, background):
+        soon(background, ran.append, "tumble 1")
+        soon(typist, ran.append, "its earlier work")
         typist.began()  # a key, while that waits its turn
-        soon(typist, "key 1")
-        soon(background, "tumble 2")
+        soon(typist, ran.append, "key 1")
+        soon(background, ran.append, "tumble 2")
         for _ in range(3):
             await asyncio.sleep(0)
         assert ran == ["tumble 1", "its earlier work", "key 1", "tumble 2"]
-        soon(background, "tumble 3")
-        soon(typist, "key 2")  # nothing of its own waits now
+        soon(background, ran.append, "tumble 3")
+        soon(typist, ran.append, "key 2")  # nothing of its own waits now
         for _ in range(3):
             await asyncio.sleep(0)
         assert ran[4:] == ["key 2", "tumble 3"]
-    finally:
-        for budget in (typist, background):
-            budget.close()
-        WorkMeter.uninstall(loop)
 
 
 async def test_keys_first_loses_and_repeats_nothing_other_threads_schedule(monkeypatch):
@@ -1100,20 +1078,10 @@ async def test_keys_first_loses_and_repeats_nothing_other_threads_schedule(monke
     thread's, runs once. (Moving the key's by popping the last one popped a thread's that
     came in between, and left the key's there too: the AI's move was lost, its table stood
     still "thinking", and a task was woken twice, the second time after it had finished.)"""
-    monkeypatch.setattr(budget_module, "KEYS_FIRST", True)
     loop = asyncio.get_running_loop()
-    WorkMeter.install(loop)
-    typist = WorkBudget([Bucket(1.0, 1.0)])
     mine: dict[int, int] = {}
     theirs: dict[tuple[int, int], int] = {}
     went_first = 0
-    first = typist.first
-
-    def counted_first() -> bool:
-        nonlocal went_first
-        goes = first()
-        went_first += goes
-        return goes
 
     def ran(counts: dict, key: object) -> None:
         counts[key] = counts.get(key, 0) + 1
@@ -1122,26 +1090,33 @@ async def test_keys_first_loses_and_repeats_nothing_other_threads_schedule(monke
         for number in range(4000):
             loop.call_soon_threadsafe(ran, theirs, (thread, number))
 
-    typist.first = counted_first  # type: ignore[method-assign]
-    context = copy_context()
-    context.run(OWNER.set, typist)
     switching = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # the threads cut in as often as they may
     threads = [threading.Thread(target=hammer, args=(n,)) for n in range(2)]
-    try:
-        typist.opened()
-        typist.busy = False
-        for thread in threads:
-            thread.start()
-        made = 0
-        while any(thread.is_alive() for thread in threads) and made < 20_000:
-            typist.began()  # a key: its work goes ahead
-            for _ in range(20):
-                loop.call_soon(ran, mine, made, context=context)
-                made += 1
-            await asyncio.sleep(0)
-        for thread in threads:
-            thread.join(10)
+    with started_sessions(monkeypatch, 1) as (typist,):
+        first = typist.first
+
+        def counted_first() -> bool:
+            nonlocal went_first
+            goes = first()
+            went_first += goes
+            return goes
+
+        typist.first = counted_first  # type: ignore[method-assign]
+        sys.setswitchinterval(1e-6)  # the threads cut in as often as they may
+        try:
+            for thread in threads:
+                thread.start()
+            made = 0
+            while any(thread.is_alive() for thread in threads) and made < 20_000:
+                typist.began()  # a key: its work goes ahead
+                for _ in range(20):
+                    soon(typist, ran, mine, made)
+                    made += 1
+                await asyncio.sleep(0)
+            for thread in threads:
+                thread.join(10)
+        finally:
+            sys.setswitchinterval(switching)
         for _ in range(100):
             await asyncio.sleep(0)
             if len(mine) == made and len(theirs) == 8000:
@@ -1149,7 +1124,3 @@ async def test_keys_first_loses_and_repeats_nothing_other_threads_schedule(monke
         assert went_first > 0
         assert len(theirs) == 8000 and set(theirs.values()) == {1}
         assert len(mine) == made and set(mine.values()) == {1}
-    finally:
-        sys.setswitchinterval(switching)
-        typist.close()
-        WorkMeter.uninstall(loop)

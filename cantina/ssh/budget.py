@@ -33,11 +33,10 @@ second up to `burst`. Each session has one, and so has each client address, whic
 its sessions draw on too: eight sessions from one address get one address's share, not
 eight. Honest typing never meets it (a letter costs a few milliseconds, a Tab about 15).
 
-Who goes first: with `KEYS_FIRST` on (off by default, see there), a light session's work
-on a key of its own runs ahead of whatever else the loop has ready, in its order, so a
-key does not wait out a turn of every other session's animation at each hop. And
-(`WorkBudget.wait`) a session that has
-worked much more than another lately (`recent`, a decaying sum) makes way while that one
+Who goes first: a light session's work on a key of its own runs ahead of whatever else
+the loop has ready, in its order, so a key does not wait out a turn of every other
+session's animation at each hop (`KEYS_FIRST`). And (`WorkBudget.wait`) a session that
+has worked much more than another lately (`recent`, a decaying sum) makes way while that one
 is at work on a key, in debt or not; past `DEEP_DEBT` owed a session waits out its debt
 whoever is at work. A long step (`LONG_STEP`, on the clock: a screen composed, a
 start-up) is cut short by nothing, so a key that arrives during one waits for all of it:
@@ -134,18 +133,17 @@ POLL = 0.02
 """Seconds between looks, while a session over its share waits for the others to be
 done with their keys (see `WorkBudget.wait`)."""
 
-KEYS_FIRST = False
+KEYS_FIRST = True
 """Whether a light session's work on a key goes ahead of what the loop has ready
 (`WorkBudget.first`, `WorkMeter`). A key's work hops from callback to callback (the
 connection, the app, the screen, the table, the frame), and each hop waits a turn of the
 loop: on a crowded loop a turn is every other session's ready work, dice tumbling and
 tables playing, so one key waited out several. Put ahead, the key's hops follow each other
-within a turn, and what it passed goes on a moment later. Measured with it on (bench_ssh.py
---playing, BENCH_KEYS_FIRST=1): at 64 players on one process the keystroke -> frame p95
-went from 39 to 20 ms, and one process held 96 where it held 80. Off by default: in those
-runs a host at full load once logged a Textual timer's task woken after it had finished
-(asyncio's InvalidStateError), and a few sessions' tables stood still; neither was seen
-with it off, and neither is explained yet."""
+within a turn, and what it passed goes on a moment later. Measured (bench_ssh.py
+--playing; BENCH_KEYS_FIRST=0 turns it off): at 64 players on one process the keystroke
+-> frame p95 went from 39 to 20 ms, and one process held 96 where it held 80. (It was off
+for a while: an AI's move, coming back from its thread, was now and then lost as a key's
+work was moved ahead, and its table stood still; see `put_ahead`.)"""
 
 PAUSED_POLL = 0.1
 """Seconds between looks, while a start-up of many (`WorkBudget.starting_many`) waits out
