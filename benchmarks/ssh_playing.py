@@ -4,8 +4,10 @@ Every session (asyncssh, in this process, 80 x 24, a key of its own) sets a shar
 table in the lobby (two seats for people: it takes one, a Cautious stand-in the other, and
 two AIs), starts it, and plays: as soon as it is asked for its call it answers (Val), at
 most a key a second. The AI seats play at the host's normal pace, dice animation on. When
-a game is over the session plays on at the same table (`n`). Each answer is timed from the key
-written to the first output after it (keystroke -> frame).
+a game is over the session plays on at the same table (`n`), after looking at the result
+for 0.5 to 2.5 s (`READING`). The sessions that join at a step set their tables over 4 s
+(`ARRIVAL`), not at one instant. Each answer is timed from the key written to the first
+output after it (keystroke -> frame).
 
 For each host configuration the sessions are stepped up (--sessions, default 16, 32, 48,
 64, then 8 at a time up to 176; the host is given a table a session, past the lobby's 64, as
@@ -28,9 +30,8 @@ other work they are noisy. The clients stand for players' own machines: by defau
 (`--clients first`) the host's processes and Redis run at nice +10, behind them, so that a
 client waiting for a core does not add its wait to the host's keystroke -> frame (the
 host still pays for every bit of CPU the clients take); `--clients equal` runs all at
-one priority, as this benchmark did before. With BENCH_KEYS_FIRST=1 the host puts a
-light player's key ahead of the rest of its loop's work (budget.KEYS_FIRST, off by
-default: see there).
+one priority, as this benchmark did before. BENCH_KEYS_FIRST=0 runs the host without
+putting a light player's key ahead of the rest of its loop's work (budget.KEYS_FIRST).
 
 Redis's cost per decision: the write of each decision, `Journal.record` (what Redis adds:
 the in-memory store records nothing), timed as bench_store.py does, first of all, on a
@@ -126,9 +127,9 @@ if os.environ.get("BENCH_GC"):  # the collector's thresholds, tried: "1000,5,100
         gc.freeze()
         gc.set_threshold(*(int(n) for n in os.environ["BENCH_GC"].split(",")))
     cantina.ssh.serve.tune_collector = tune_collector
-if os.environ.get("BENCH_KEYS_FIRST") == "1":  # a light player's key first (off by default)
+if os.environ.get("BENCH_KEYS_FIRST") == "0":  # keys take their turn, as once they did
     import cantina.ssh.budget
-    cantina.ssh.budget.KEYS_FIRST = True
+    cantina.ssh.budget.KEYS_FIRST = False
 if workers > 1:
     sys.exit(serve_workers(options, workers))
 log_to_stderr()
@@ -333,11 +334,24 @@ async def set_a_table(s: Seat) -> None:
     s.chan.write(b"s")
 
 
+ARRIVAL = 4.0
+"""Seconds over which the sessions that join at a step set their tables, each at a moment
+of its own. Set at one instant, their games ended together too, again and again: every
+game's end is a result screen and a new game, and 64 of them at once were a burst of
+work that the keys of that step's timed seconds waited out (the step's p95 went from
+about 20 ms to 57-222 ms, at a count the next steps held), which players arriving at
+their own moments never make."""
+READING = (0.5, 2.5)
+"""Seconds a session looks at a game's result before it plays on (drawn each time): a
+fixed pause kept the games that began together ending together."""
+
+
 async def play(s: Seat) -> None:
     """Seated, answering each call as soon as it is asked (a key a second at most); the
     next game at the same table when one is over."""
     offer = b", call Val or Des"  # after the name, drawn apart; the one person is asked
     over = b"is over"
+    await asyncio.sleep(random.uniform(0.0, ARRIVAL))
     mark = len(s.player.data)
     await set_a_table(s)
     last = 0.0
@@ -346,7 +360,7 @@ async def play(s: Seat) -> None:
         if found == over:  # n plays on at the same table (from the result shown too)
             s.player.games += 1
             s.player.overs.append(time.perf_counter())
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(random.uniform(*READING))
             mark = len(s.player.data)
             s.chan.write(b"n")
             continue
