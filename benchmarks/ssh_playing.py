@@ -5,9 +5,9 @@ table in the lobby (two seats for people: it takes one, a Cautious stand-in the 
 two AIs), starts it, and plays: as soon as it is asked for its call it answers (Val), at
 most a key a second. The AI seats play at the host's normal pace, dice animation on. When
 a game is over the session plays on at the same table (`n`), after looking at the result
-for 0.5 to 2.5 s (`READING`). The sessions that join at a step set their tables over 4 s
-(`ARRIVAL`), not at one instant. Each answer is timed from the key written to the first
-output after it (keystroke -> frame).
+for 0.5 to 2.5 s (`READING`). The sessions that join at a step set their tables at
+moments of their own, four a second (`ARRIVALS`), not at one instant. Each answer is
+timed from the key written to the first output after it (keystroke -> frame).
 
 For each host configuration the sessions are stepped up (--sessions, default 16, 32, 48,
 64, then 8 at a time up to 176; the host is given a table a session, past the lobby's 64, as
@@ -334,24 +334,26 @@ async def set_a_table(s: Seat) -> None:
     s.chan.write(b"s")
 
 
-ARRIVAL = 4.0
-"""Seconds over which the sessions that join at a step set their tables, each at a moment
-of its own. Set at one instant, their games ended together too, again and again: every
-game's end is a result screen and a new game, and 64 of them at once were a burst of
-work that the keys of that step's timed seconds waited out (the step's p95 went from
-about 20 ms to 57-222 ms, at a count the next steps held), which players arriving at
-their own moments never make."""
+ARRIVALS = 4.0
+"""Sessions a second that set their tables, at most, when a step's newcomers join (each
+at a moment of its own, drawn over `len(newcomers) / ARRIVALS` seconds, 2 s at least: 16 s
+for the first step's 64). Set at one instant, their games ended together too, again and
+again; a game's end is a result screen and a new game, some 0.1 s of a host's work for
+each, and 64 of them at once were a burst the keys of the next step's timed seconds
+waited out (its p95 57-222 ms, at a count the next steps held again), a burst that
+players arriving at their own moments never make."""
 READING = (0.5, 2.5)
 """Seconds a session looks at a game's result before it plays on (drawn each time): a
 fixed pause kept the games that began together ending together."""
 
 
-async def play(s: Seat) -> None:
+async def play(s: Seat, arrival: float) -> None:
     """Seated, answering each call as soon as it is asked (a key a second at most); the
-    next game at the same table when one is over."""
+    next game at the same table when one is over. Its table is set `arrival` seconds from
+    now."""
     offer = b", call Val or Des"  # after the name, drawn apart; the one person is asked
     over = b"is over"
-    await asyncio.sleep(random.uniform(0.0, ARRIVAL))
+    await asyncio.sleep(arrival)
     mark = len(s.player.data)
     await set_a_table(s)
     last = 0.0
@@ -376,9 +378,9 @@ ESCAPES = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")
 frames, without them, say what it was shown."""
 
 
-async def keep_playing(s: Seat) -> None:
+async def keep_playing(s: Seat, arrival: float) -> None:
     try:
-        await play(s)
+        await play(s, arrival)
     except (TimeoutError, asyncssh.Error, OSError) as err:
         shown = ESCAPES.sub(b" ", bytes(s.player.data[-4000:]))  # what it failed on
         words = " ".join(shown.decode(errors="replace").split())[-300:]
@@ -583,8 +585,10 @@ async def configuration(
                     *(seat(host.port, i) for i in range(len(seats), n)), return_exceptions=True
                 )
                 joined = [s for s in new if isinstance(s, Seat)]
+                spread = max(2.0, len(joined) / ARRIVALS)  # they come at their own moments
                 for s in joined:
-                    s.task = asyncio.create_task(keep_playing(s))
+                    arrival = random.uniform(0.0, spread)
+                    s.task = asyncio.create_task(keep_playing(s, arrival))
                 seats += joined
                 await asked_once(joined, 60)  # the new ones seated and playing
                 if os.environ.get("BENCH_PROFILE") and workers == 1:  # this step's alone
