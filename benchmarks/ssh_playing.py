@@ -52,7 +52,10 @@ side.
 in seconds, shared out among the configurations (a step under way finishes; later steps
 are skipped and said to be). A session answers when asked, so at the AI's pace it keys
 about once in 4 to 5 s: at 8 sessions a step of 15 s times some 25 keys (a noisy p95:
-give more --seconds, and more --budget, on a machine to spare). With BENCH_PROFILE=FILE
+give more --seconds, and more --budget, on a machine to spare). Near a host's limit a
+step's p95 rises slowly with the count (about 35 to 55 ms from 72 to 104 sessions on one
+process), so a burst within a short step moves the count by several steps: --seconds 60
+gives a steadier one. With BENCH_PROFILE=FILE
 in the environment a one-process host writes to FILE, as it is stopped, the cProfile of its
 last step's timed seconds and what followed them; with BENCH_STEPS=FILE it writes there each
 step of its loop over 5 ms and each collection of the collector (wall and CPU ms, perf_counter
@@ -338,10 +341,10 @@ ARRIVALS = 4.0
 """Sessions a second that set their tables, at most, when a step's newcomers join (each
 at a moment of its own, drawn over `len(newcomers) / ARRIVALS` seconds, 2 s at least: 16 s
 for the first step's 64). Set at one instant, their games ended together too, again and
-again; a game's end is a result screen and a new game, some 0.1 s of a host's work for
-each, and 64 of them at once were a burst the keys of the next step's timed seconds
-waited out (its p95 57-222 ms, at a count the next steps held again), a burst that
-players arriving at their own moments never make."""
+again: a game's end is a result screen and a new game, some 0.1 s of a host's work each,
+and 64 of them within a few seconds were a burst that players arriving at their own
+moments do not make (at 20 s a step, the step after the first often failed on it alone,
+with a p95 of 57-222 ms)."""
 READING = (0.5, 2.5)
 """Seconds a session looks at a game's result before it plays on (drawn each time): a
 fixed pause kept the games that began together ending together."""
