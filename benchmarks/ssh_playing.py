@@ -414,6 +414,10 @@ class Step:
     games: int
     split: str = ""
     """Sessions each host process took (with several)."""
+    steal: str = ""
+    """The share of the machine's CPU the hypervisor took in the timed seconds: a step
+    with some ran slower for it, whatever the host did (the run's one figure of steal,
+    taken while Redis's cost was timed, said nothing of its steps)."""
 
     @property
     def held(self) -> bool:
@@ -598,7 +602,9 @@ async def configuration(
                     os.kill(host.process.pid, signal.SIGUSR1)
                 start, cpu, own = time.perf_counter(), host.cpu(), time.process_time()
                 kept = cpu_seconds(redis.process.pid) if redis else 0.0
+                ticks = bench_store.cpu_ticks()
                 await asyncio.sleep(seconds)
+                steal = bench_store.stolen(ticks)
                 end = time.perf_counter()
                 cpu = (host.cpu() - cpu) / (end - start)
                 own = (time.process_time() - own) / (end - start)
@@ -617,13 +623,14 @@ async def configuration(
                     failed=failed,
                     games=sum(s.player.games for s in seats),
                     split=host.split() if workers > 1 else "",
+                    steal=steal,
                 )
                 steps.append(step)
                 print(
                     f"  {n:>4} sessions: {step.keys:>5} keys, median {step.median * 1000:6.1f} ms, "
                     f"p95 {step.p95 * 1000:6.1f} ms, max {step.worst * 1000:5.0f} ms, "
                     f"CPU host {step.host_cpu:4.2f} clients {step.client_cpu:4.2f}"
-                    f"{f' Redis {step.redis_cpu:4.2f}' if redis else ''}, "
+                    f"{f' Redis {step.redis_cpu:4.2f}' if redis else ''}, {step.steal}, "
                     f"{f'by worker {step.split}, ' if step.split else ''}"
                     f"{step.games} games over so far, "
                     f"{step.failed} sessions failed {'' if step.held else '<- over the goal'}",
