@@ -87,18 +87,56 @@ class ResultScreen(UsesApp, ModalScreen[str | None]):
         table's: a hot-seat table has none)."""
         super().__init__()
         self.table = table
-        self.setup = table.setup
+        self.kept_lines = KeptLines()
+        """The table behind, tinted, by row: drawn again only where the table changed."""
+        self.for_game(place, headline, standings, seed, chat=chat, chat_history=chat_history)
+
+    def for_game(
+        self,
+        place: Place,
+        headline: str,
+        standings: Sequence[Content],
+        seed: str = "",
+        *,
+        chat: Callable[[], None] | None = None,
+        chat_history: Callable[[], None] | None = None,
+    ) -> None:
+        """Say the result of the table's game now over: the one this dialog was made for,
+        or a later one. A table's screen keeps its result dialog and shows it again at
+        each game's end: making one (a dozen widgets and a footer) took some 20 to 30 ms
+        in one step of a host's loop at every game's end, and taking it down laid the
+        table behind it out twice more. A kept one has its words put in, and its scroll
+        and focus put back where a new one has them."""
+        self.setup = self.table.setup
         self.place = place
         self.headline = headline
         self.rows = list(standings)
         self.seed = seed
         self.chat = chat
         self.chat_history = chat_history
-        self.moments = table.key_moments()
+        self.moments = self.table.key_moments()
         """Read from the table's log: the same for every viewer of the table, each moment
         once with how many times it happened."""
-        self.kept_lines = KeptLines()
-        """The table behind, tinted, by row: drawn again only where the table changed."""
+        if not self.is_mounted:
+            return  # `compose` puts them in
+        self.kept_lines.forget(())
+        self.query_one("#headline", Static).update(Content(self.headline))
+        self.query_one("#standings", Static).update(self.standings())
+        self._show(self.query_one("#moments", Static), self.moments_text())
+        self._show(self.query_one("#result-seed", Static), Content(self.seed))
+        again = self.query_one("#again", Button)
+        again.label = self.again_label()
+        again.display = self.place.player
+        self.query_one("#result-body", VerticalScroll).scroll_home(animate=False)
+        self.set_focus(None)  # as a new one's: its first focusable, as it is shown
+        self.refresh_bindings()
+
+    @staticmethod
+    def _show(part: Static, text: Content) -> Static:
+        """`part` saying `text`, or not on show when there is nothing to say."""
+        part.update(text)
+        part.display = bool(text)
+        return part
 
     def post_message(self, message: Message) -> bool:
         """Styled as its widgets mount, not restyled whole as it is first shown (every
@@ -127,22 +165,32 @@ class ResultScreen(UsesApp, ModalScreen[str | None]):
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def compose(self) -> ComposeResult:
-        narrate = Narrator(self.setup.names)
+        """Every part a result can have, those with nothing to say not on show (the key
+        moments, the seed, a spectator's `n`): a result shown again fills them in."""
         with Vertical(id="result"):
             yield Static(Content(self.headline), id="headline")
             with VerticalScroll(id="result-body"):
-                yield Static(Content("\n").join(self.rows), id="standings")
-                lines = narrate.moments(self.moments)[-MOMENTS_SHOWN:]
-                if lines:
-                    yield Static(Content("Key moments:\n" + "\n".join(lines)), id="moments")
-                if self.seed:  # scrolled to with the rest: its command can take lines
-                    yield Static(Content(self.seed), id="result-seed")
+                yield Static(self.standings(), id="standings")
+                yield self._show(Static(id="moments"), self.moments_text())
+                # scrolled to with the rest: its command can take lines
+                yield self._show(Static(id="result-seed"), Content(self.seed))
             with Horizontal(id="result-buttons"):
-                if self.place.player:
-                    again = self.again_words()
-                    yield Button(Content(f"{again}  [n]"), id="again", variant="primary")
+                again = Button(self.again_label(), id="again", variant="primary")
+                again.display = self.place.player
+                yield again
                 yield Button(Content("Leave the table  [b]"), id="back")
         yield DialogFooter()
+
+    def standings(self) -> Content:
+        return Content("\n").join(self.rows)
+
+    def moments_text(self) -> Content:
+        """The game's last key moments, in the table's names (none: nothing to show)."""
+        lines = Narrator(self.setup.names).moments(self.moments)[-MOMENTS_SHOWN:]
+        return Content("Key moments:\n" + "\n".join(lines)) if lines else Content("")
+
+    def again_label(self) -> Content:
+        return Content(f"{self.again_words()}  [n]")
 
     def again_words(self) -> str:
         """What `n` does here, said the same on its button and in the footer: the game's
@@ -169,7 +217,7 @@ class ResultScreen(UsesApp, ModalScreen[str | None]):
         connection now): no next game from here either."""
         self.place = place
         for again in self.query("#again"):
-            again.remove()
+            again.display = False
         self.refresh_bindings()
 
     @on(Button.Pressed)

@@ -145,6 +145,9 @@ class TableScreen(UsesApp, Screen[None]):
         decision object may be asked for again on a later turn)."""
         self._handing_off: tuple[int, int] | None = None
         self._result: ResultScreen | None = None
+        """The result on show (or under a dialog opened over it), if any."""
+        self._kept_result: ResultScreen | None = None
+        """The result dialog this screen shows at each game's end (`show_result`)."""
         self._result_for = 0
         self._history: HistoryScreen | None = None
         self._since_asked = False
@@ -256,6 +259,10 @@ class TableScreen(UsesApp, Screen[None]):
     def on_unmount(self) -> None:
         self.gone = True
         self._unfollow()
+        result = self._kept_result
+        if result is not None and result not in self.app.screen_stack:
+            self.app.uninstall_screen(result)  # taken down with its table's screen
+            result.remove()
         if self.owns_dealer:
             self.dealer.close()
 
@@ -340,7 +347,7 @@ class TableScreen(UsesApp, Screen[None]):
         self._handed_off_at = 0
         self.awaiting_human = False
         result, self._result = self._result, None
-        if result is not None and result.is_attached:
+        if result is not None and result in self.app.screen_stack:
             if result.is_current:
                 result.dismiss(None)
             else:
@@ -364,8 +371,8 @@ class TableScreen(UsesApp, Screen[None]):
         self._bindings_state = ()  # the keys change whatever the turn: `update_bindings`
         if self.chat is not None:
             self.chat.watching = True  # its lines are marked as a spectator's
-        result = self._result
-        if result is not None and result.is_attached:
+        result = self._kept_result
+        if result is not None and result.is_mounted:
             result.only_watch(self.place)
 
     def tell(self, events: Sequence[Event], *, animate: bool) -> None:
@@ -565,19 +572,25 @@ class TableScreen(UsesApp, Screen[None]):
     def show_result(self) -> None:
         if self.number != self.table.number or self.dealer.turn.kind != OVER:
             return  # the next game began meanwhile
+        result = self._kept_result
+        if result is not None and result in self.app.screen_stack:
+            return  # on show already
         state = self.game.state
         number = self.number
         shared = self.chat is not None  # a hot-seat table has no chat
-        self._result = ResultScreen(
-            self.table,
-            self.place,
-            self.result_headline(state),
-            self.result_rows(state),
-            self.seed_line(),
-            chat=(lambda: self.chat_from_result(number)) if shared else None,
-            chat_history=self.action_chat_history if shared else None,
-        )
-        self.app.push_screen(self._result, lambda choice: self.after_result(choice, number))
+        words = (self.place, self.result_headline(state), self.result_rows(state))
+        seed = self.seed_line()
+        chat = (lambda: self.chat_from_result(number)) if shared else None
+        chat_history = self.action_chat_history if shared else None
+        if result is None:
+            result = ResultScreen(self.table, *words, seed, chat=chat, chat_history=chat_history)
+            # installed, so that Textual keeps it when it closes (`on_unmount` lets it go)
+            self.app.install_screen(result, name=f"result of {id(self)}")
+            self._kept_result = result
+        else:
+            result.for_game(*words, seed, chat=chat, chat_history=chat_history)
+        self._result = result
+        self.app.push_screen(result, lambda choice: self.after_result(choice, number))
 
     def after_result(self, choice: str | None, number: int) -> None:
         """What the person chose on the result of game `number` (the screen may already

@@ -814,7 +814,7 @@ class KeptBackground(Visual):
     (its widgets' lines composed) and tint it: some 15 ms of a host's loop a session for a
     game's result. The screen under it tells the dialog's screen where it changed
     (`Screen._compositor_refresh` refreshes the top screen there: `KeptLines.forget`).
-    A game's result is shown once (its log, or its table given back, make a new one)."""
+    A kept result dialog shown again for the next game forgets them all (`KeptLines.forget`)."""
 
     def __init__(self, screen: Screen[Any], background: BackgroundScreen, kept: KeptLines) -> None:
         self.screen = screen

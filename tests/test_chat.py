@@ -380,7 +380,7 @@ async def test_a_line_typed_on_the_result_is_said_at_the_table_not_the_dialogs_k
         assert [line.text for line in table.chat.lines] == ["said while redis down"]
         assert app.screen is screen and screen.query_one(ChatPanel).typing
         assert table.live.number == number, "no `n`, no next game"
-        assert not result.is_attached
+        assert result not in app.screen_stack
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert not screen.query_one(ChatPanel).typing

@@ -141,6 +141,61 @@ def test_snapshot_result_of_eight_seats(snap_compare):
     assert snap_compare(eight_seats(), terminal_size=SIZE, run_before=play)
 
 
+async def test_the_next_result_is_the_kept_dialog_drawn_as_a_new_one():
+    """A table's screen keeps its result dialog: at the next game's end the same dialog
+    is shown again, and draws what a new one made for that game draws (the headline,
+    standings, moments and seed of that game, scrolled to its top, its focus where a new
+    one has it), though the last was left scrolled down with its other button focused.
+    Leaving the table takes it down."""
+    app = eight_seats()
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_result(pilot, app)
+        kept = app.screen
+        assert isinstance(kept, ResultScreen)
+        table = app.screen_stack[-2]
+        assert isinstance(table, TableScreen)
+        first_words = str(kept.query_one("#standings", Static).render())
+        body = kept.query_one("#result-body")
+        body.scroll_end(animate=False)
+        kept.query_one("#back", Button).focus()
+        await pilot.pause()
+        assert body.scroll_y > 0
+        await pilot.press("n")
+        for _ in range(600):  # this seat may have no say in the next round
+            await pilot.pause()
+            if table.table.number == 2 and app.screen is kept:
+                break
+            if app.screen is table and table.awaiting_human:
+                await pilot.press("1")
+        assert app.screen is kept and table.table.number == 2
+        assert str(kept.query_one("#standings", Static).render()) != first_words
+        shown = picture(app)
+        focused = kept.focused.id if kept.focused else None
+        await pilot.press("escape")  # the table as the game left it; then a new dialog
+        await pilot.pause()
+        state = table.game.state
+        new = ResultScreen(
+            table.table,
+            table.place,
+            table.result_headline(state),
+            table.result_rows(state),
+            table.seed_line(),
+        )
+        app.push_screen(new)
+        await pilot.pause()
+        assert app.screen is new
+        assert (new.focused.id if new.focused else None) == focused
+        assert picture(app) == shown
+        new.dismiss(None)
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.screen is kept
+        await pilot.press("b")
+        await until(pilot, lambda: not kept.is_attached)
+        assert not app.is_screen_installed(kept) and not table.is_attached
+
+
 async def test_the_result_gives_the_table_back_and_comes_back():
     """Esc on the result shows the table as the game left it, saying which keys bring the
     result back or play on; `l` on the result opens the whole story, then the result."""
@@ -902,7 +957,7 @@ async def test_the_screen_a_seat_was_taken_back_from_watches_at_once():
             if dealer.turn.kind == ASKING and dealer.turn.decision is not None:
                 dealer.pick(again, dealer.turn.decision.options[0])
         result = await until_result(pilot, old)
-        assert not result.query("#again")
+        assert not result.query_one("#again").display
         await pilot.press("n")
         await pilot.pause()
         assert table.live.number == 1
@@ -929,12 +984,12 @@ async def test_a_result_on_show_when_the_seat_is_taken_back_offers_no_next_game(
             if isinstance(old.screen, TableScreen) and old.screen.awaiting_human:
                 await pilot.press("1")
         result = await until_result(pilot, old)
-        assert result.query("#again")
+        assert result.query_one("#again").display
         code = lobby.rejoin_code(table, GUS.identity)
         assert code
         lobby.arrived(GUS_AGAIN)
         lobby.rejoin(GUS_AGAIN, code)
-        await until(pilot, lambda: not result.query("#again"))
+        await until(pilot, lambda: not result.query_one("#again").display)
         await pilot.press("n")
         await pilot.pause()
         assert old.screen is result and table.live.number == 1
