@@ -381,7 +381,7 @@ class Dealer:
         in order, each once: those this host applied already are skipped, and a gap
         before them is read from the store. How many were applied (StoreAway)."""
         journal = self.journal
-        if journal is None or self.closed or not items:
+        if journal is None or self.closed or self.failure is not None or not items:
             return 0
         applied = 0
         async with journal.lock:
@@ -391,7 +391,11 @@ class Dealer:
             for number, entry in items:
                 if number != journal.version + 1:
                     continue
-                apply_entry(self.table, entry)
+                try:
+                    apply_entry(self.table, entry)
+                except (IllegalAction, ValueError) as error:  # a damaged log
+                    self._fail(error)  # this table stops; the host's others go on
+                    break
                 journal.version += 1
                 applied += 1
         return applied
@@ -443,9 +447,17 @@ class Dealer:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # one table's fault must not end the loop it runs in
-            log.exception("a table's dealer failed")
-            self.failure = error
-            self.notice(f"Something went wrong at this table, and it has stopped: {error}")
+            self._fail(error)
+
+    def _fail(self, error: Exception) -> None:
+        """Stop this table, saying why at it and in the host's log: a fault of its own
+        (a damaged log, say), not the host's, whose other tables go on. Its loop ends;
+        a host no longer reads its log (`Hosts._worth_following`)."""
+        log.error("a table's dealer failed", exc_info=error)
+        self.failure = error
+        self.notice(f"Something went wrong at this table, and it has stopped: {error}")
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
 
     async def _pause(self, seconds: float) -> None:
         """Let `seconds` pass, unless hurried, closed or overtaken meanwhile (a move made,
@@ -533,6 +545,8 @@ class Dealer:
         back at a seat the stand-in was about to play): the AI's choice is then dropped."""
         table = self.table
         before = (table.number, len(table.moves))
+        # the log's entries the AI thinks on (any later one moves the table: `_moved`)
+        at = self.journal.version if self.journal is not None else 0
         self._set_turn(Turn(THINKING, seat))
         await self._pause(self.think_gap)  # what came before is drawn first
         if self._moved(before) or self.closed or not self._ai_plays(seat) or not self.plays_ai:
@@ -556,7 +570,7 @@ class Dealer:
         if self.journal is None:
             table.submit(seat, action)
         else:
-            await self._record(move_entry(Move(seat, action), self._ai_dice()))
+            await self._record(move_entry(Move(seat, action), self._ai_dice()), at)
 
     def _ai_plays(self, seat: int) -> bool:
         """Whether the AI chooses for `seat` now: an AI seat, or one the stand-in plays."""
@@ -583,18 +597,22 @@ class Dealer:
                 return  # (a next game asked for as another host began it: it has begun)
             dice = self._ai_dice()
             entry = next_game_entry(dice) if move is None else move_entry(move, dice)
-            await self._record(entry)
+            landed, accepted = await self._record(entry, version)
+            if not accepted and not (entry.next_game and any(e.next_game for e in landed)):
+                self.notice(TOO_LATE)  # (a next game another began as it was asked: no news)
         finally:
             self._chosen = None
 
-    async def _record(self, entry: Entry) -> bool:
-        """Record `entry` in the journal, then apply what the store took: the same entry,
-        tried again while the store is away (nothing is applied meanwhile); whether it was
-        taken (not: the table had moved on, and what moved it is applied instead)."""
+    async def _record(self, entry: Entry, at: int) -> tuple[list[Entry], bool]:
+        """Record `entry`, decided on the table as it stood after `at` entries of its
+        log, then apply what the store took: the same entry, tried again while the store
+        is away (nothing is applied meanwhile), never once the table has moved on from
+        `at` (`Journal.record`). What was applied, and whether `entry` was taken (not:
+        the table had moved on, and what moved it is applied instead, if not already)."""
         assert self.journal is not None
         while True:
             try:
-                landed, accepted = await self.journal.record(entry)
+                landed, accepted = await self.journal.record(entry, at)
                 break
             except StoreAway:
                 stop_if_cancelled()
@@ -603,9 +621,7 @@ class Dealer:
                 await asyncio.sleep(STORE_RETRY)  # the lobby tells every table it is away
         for item in landed:
             apply_entry(self.table, item, own=item.id == entry.id)
-        if not accepted and not (entry.next_game and any(item.next_game for item in landed)):
-            self.notice(TOO_LATE)  # (a next game that another began as it was asked is no news)
-        return accepted
+        return landed, accepted
 
 
 def apply_entry(table: LiveTable, entry: Entry, *, own: bool = False) -> None:

@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from cantina.dealer import ASKING, OVER, Dealer, Place, apply_entry
-from cantina.games.table import IllegalAction
+from cantina.games.table import Action, IllegalAction, Move
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player
 from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup
 from cantina.store.memory import InProcessStore, Journal, StoreAway, TableLost
-from cantina.store.records import Entry
+from cantina.store.records import Entry, move_entry
 
 FAST = Pace(beat=0, roll=0)
 
@@ -90,6 +92,113 @@ async def test_a_decision_whose_answer_was_lost_is_applied_once() -> None:
         await until(lambda: len(dealer.table.moves) == len(store.logs["T"]))
         assert store.lost
         assert dealer.table.moves == replay(store.logs["T"], person=False).moves
+    finally:
+        dealer.close()
+
+
+def applied_once(store: InProcessStore, dealer: Dealer) -> None:
+    """The table's log holds each decision once, and is what the dealer applied."""
+    log = store.logs["T"]
+    assert dealer.failure is None, dealer.notices
+    assert len({entry.id for entry in log}) == len(log), "a decision recorded twice"
+    assert dealer.table.moves == replay(log, person=False).moves
+
+
+async def test_a_lost_answer_read_back_before_its_retry_is_not_recorded_again() -> None:
+    """Seen in the playing benchmark (two hosts, Redis out of reach for a moment): the
+    first decision (an AI's) is taken but its answer lost, and before the dealer tries
+    again the table's stream brings it back to this host, which applies it (`absorb`).
+    The retry is not appended a second time after it (applied again, the same seat
+    acting out of turn stopped the table on every host): it was taken once."""
+    store = LosesAnAnswer()
+    dealer, _ = dealt(store, person=False)
+    try:
+        await until(lambda: store.lost)
+        assert len(store.logs["T"]) == 1 and dealer.table.moves == []
+        assert await dealer.absorb([(1, store.logs["T"][0])]) == 1  # from the stream
+        await until(lambda: len(store.logs["T"]) >= 4)
+        await until(lambda: len(dealer.table.moves) == len(store.logs["T"]))
+        applied_once(store, dealer)
+    finally:
+        dealer.close()
+
+
+class NotesRecords(Journal):
+    """A journal that says when its host's dealer asks it to record a decision."""
+
+    def __init__(self, store: InProcessStore, code: str) -> None:
+        super().__init__(store, code)
+        self.asked = asyncio.Event()
+
+    async def record(self, entry: Entry, at: int | None = None) -> tuple[list[Entry], bool]:
+        self.asked.set()
+        return await super().record(entry, at)
+
+
+async def test_an_ai_decision_overtaken_while_it_waits_to_be_recorded_is_dropped() -> None:
+    """An AI seat's decision waits for the journal (held while this host reads the
+    table's stream), and meanwhile another host's decision for that seat lands and is
+    applied here. The AI's, made on the table before it, is not appended after it (the
+    seat would act out of turn, and every host's table stop): dropped, and the game
+    goes on."""
+    store = InProcessStore(durable=True)
+    table = LiveTable(setup(person=False))
+    thinks, goes_on = threading.Event(), threading.Event()
+    ai_move = table.ai_move
+
+    def slow_ai(game: Any) -> Action:
+        thinks.set()
+        assert goes_on.wait(10)
+        return ai_move(game)
+
+    table.ai_move = slow_ai  # type: ignore[method-assign]
+    journal = NotesRecords(store, "T")
+    dealer = Dealer(table, pace=FAST, think_gap=0, journal=journal).start()
+    try:
+        await until(thinks.is_set)
+        decision = table.game.pending
+        assert decision is not None and journal.version == 0
+        async with journal.lock:  # as `absorb` holds it while it reads the stream
+            goes_on.set()
+            await asyncio.wait_for(journal.asked.wait(), 10)
+            other = InProcessStore(durable=True)
+            other.logs = store.logs  # another host, the same Redis
+            theirs = move_entry(Move(decision.seat, decision.options[-1]), None)
+            assert await Journal(other, "T").record(theirs) == ([theirs], True)
+            apply_entry(table, theirs)
+            journal.version += 1
+        await until(lambda: len(store.logs["T"]) >= 4)
+        await until(lambda: len(table.moves) == len(store.logs["T"]))
+        assert store.logs["T"][0] is theirs
+        applied_once(store, dealer)
+        assert not any("too late" in notice for notice in dealer.notices)
+    finally:
+        goes_on.set()
+        dealer.close()
+
+
+async def test_a_log_that_cannot_be_applied_stops_its_table_alone() -> None:
+    """A decision read from the table's stream that cannot be applied (a seat out of
+    turn: a damaged log) stops that table, saying why, and its loop; the dealer takes
+    nothing more from the stream. (It once raised out of the host's one loop that follows
+    every table, which read it again, and failed again, every half second.)"""
+    store = InProcessStore(durable=True)
+    dealer, _ = dealt(store)
+    try:
+        await until(lambda: dealer.turn.kind == ASKING)
+        decision = dealer.turn.decision
+        assert decision is not None and dealer.journal is not None
+        version, moves = dealer.journal.version, list(dealer.table.moves)
+        other = (decision.seat + 1) % len(dealer.table.setup.seats)
+        wrong = move_entry(Move(other, decision.options[0]), None)
+        assert await dealer.absorb([(version + 1, wrong)]) == 0
+        assert isinstance(dealer.failure, IllegalAction)
+        assert "has stopped" in dealer.notices[-1]
+        task = dealer.task
+        assert task is not None
+        await until(task.done)
+        assert await dealer.absorb([(version + 1, wrong)]) == 0
+        assert dealer.journal.version == version and dealer.table.moves == moves
     finally:
         dealer.close()
 

@@ -379,11 +379,13 @@ class ManyHosts:
         one whose AI lease it holds, one its own people sit at (connected here, or seated
         through this host). Another host's decisions at any other table wake nothing
         here; its dealer stands where it was, and reads on from there once the table is
-        worth following (`_catch_up`)."""
+        worth following (`_catch_up`). Not a table that has stopped (its log could not
+        be applied): read again and again, it would hold up the others'."""
         return {
             code
             for code, table in self.tables.items()
             if table.dealer is not None
+            and table.dealer.failure is None
             and (
                 table.dealer.followed
                 or code in self._leases

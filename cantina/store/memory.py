@@ -178,14 +178,25 @@ class Journal:
         """Held while the version moves: a decision recorded here, or decisions another
         host recorded, read from the table's stream (`Dealer.absorb`)."""
 
-    async def record(self, entry: Entry) -> tuple[list[Entry], bool]:
-        """Append `entry` under this host's version: the entries to apply now, in order
-        (the log's since this host's version: just `entry` when it was accepted, else
-        what other appliers recorded first), and whether `entry` is among them. A call
-        whose answer was lost (StoreAway) may be made again with the same entry: it is
-        found in the log then, and applied once. The caller applies the entries at once
-        (with no await between: no other applier comes between)."""
+    async def record(self, entry: Entry, at: int | None = None) -> tuple[list[Entry], bool]:
+        """Append `entry`, a decision made when this host had applied `at` entries of the
+        log (its version then: now, if None). The entries to apply now, in order (the
+        log's since this host's version: just `entry` when it was accepted, else what
+        other appliers recorded first), and whether `entry` is among them. A call whose
+        answer was lost (StoreAway) may be made again with the same entry: it is found in
+        the log then, and applied once. The caller applies the entries at once (with no
+        await between: no other applier comes between).
+
+        If this host has applied more than `at` entries meanwhile (read from the table's
+        stream while this call waited for the lock, or while the store was away), nothing
+        is appended: the decision was made on a table that has moved on, and appended now
+        it would be applied to a state it was not made for (a seat acting out of turn), or
+        twice. Among those entries (its first try's answer lost, the entry itself read
+        back from the stream) it was taken, with nothing left to apply; else refused."""
         async with self.lock:
+            if at is not None and at < self.version:
+                since = await self.store.entries(self.code, at)
+                return [], any(e.id == entry.id for e in since[: self.version - at])
             return await self._record(entry)
 
     async def _record(self, entry: Entry) -> tuple[list[Entry], bool]:
