@@ -79,13 +79,13 @@ async def test_decisions_at_many_tables_at_once_each_go_through_once(tmp_path):
 
 
 async def test_a_decision_that_timed_out_is_taken_once_and_its_late_answer_not_misread(
-    tmp_path,
+    tmp_path, caplog
 ):
     """Redis stalls (stopped by a signal) while a decision is on its way: the call gives up
     after the store's timeout (StoreAway) and its connection is closed, so Redis's late
     answer is never read as another call's. Redis goes on and appends it after all; the
     decision made again is found in the log and taken once, and the next decision goes
-    through."""
+    through. The host's log says what cut the call short."""
     server = RedisServer(tmp_path)
     server.start()
     assert server.process is not None
@@ -101,6 +101,7 @@ async def test_a_decision_that_timed_out_is_taken_once_and_its_late_answer_not_m
         finally:
             os.kill(server.process.pid, signal.SIGCONT)
         assert not store.line.connection.is_connected
+        assert "redis is out of reach (TimeoutError)" in caplog.text  # what cut it short
         assert await journal.record(lost) == ([lost], True)
         after = entry("des")
         assert await journal.record(after) == ([after], True)

@@ -483,11 +483,19 @@ class RedisStore:
     def on_status(self, listener: StatusListener) -> None:
         self._listeners.append(listener)
 
-    def _status(self, available: bool) -> None:
+    def _status(self, available: bool, why: BaseException | None = None) -> None:
+        """Redis answered (`available`), or a call could not reach it (`why`: said in
+        the host's log, as a timeout and a refused connection call for different cures)."""
         if available != self.available:
             self.available = available
             if self._reached:  # not before it ever answered: the host says so as it starts
-                log.warning("redis is %s", "back" if available else "out of reach")
+                if available:
+                    log.warning("redis is back")
+                else:
+                    kind = type(why).__name__
+                    log.warning(
+                        "redis is out of reach (%s)", f"{kind}: {why}" if str(why) else kind
+                    )
             for listener in list(self._listeners):
                 try:
                     listener(available)
@@ -498,7 +506,7 @@ class RedisStore:
         try:
             result = await call
         except AWAY_ERRORS as err:
-            self._status(False)
+            self._status(False, err)
             raise StoreAway(str(err) or type(err).__name__) from None
         except ResponseError:  # Redis answered (NoScriptError, say): it is there
             await self._answered()
@@ -538,7 +546,7 @@ class RedisStore:
         except ResponseError as err:
             raise StoreRefused(str(err) or type(err).__name__) from None
         except AWAY_ERRORS as err:
-            self._status(False)
+            self._status(False, err)
             raise StoreAway(str(err) or type(err).__name__) from None
 
     async def _load_scripts(self) -> None:
