@@ -70,26 +70,12 @@ class ResultScreen(UsesApp, ModalScreen[str | None]):
         Binding("f1,question_mark", "rules", "Rules", show=False, id="result.rules"),
     ]
 
-    def __init__(
-        self,
-        table: LiveTable,
-        place: Place,
-        headline: str,
-        standings: Sequence[Content],
-        seed: str = "",
-        *,
-        chat: Callable[[], None] | None = None,
-        chat_history: Callable[[], None] | None = None,
-    ) -> None:
-        """`headline` and `standings` are the game's own words (its table screen's);
-        `seed` says how to play this game again. `chat` gives the keys to the table's chat
-        line, once this dialog has gone; `chat_history` opens the whole chat (a shared
-        table's: a hot-seat table has none)."""
+    def __init__(self, table: LiveTable) -> None:
+        """The result dialog of `table`'s games: `for_game` says which, before it is shown."""
         super().__init__()
         self.table = table
         self.kept_lines = KeptLines()
         """The table behind, tinted, by row: drawn again only where the table changed."""
-        self.for_game(place, headline, standings, seed, chat=chat, chat_history=chat_history)
 
     def for_game(
         self,
@@ -100,13 +86,18 @@ class ResultScreen(UsesApp, ModalScreen[str | None]):
         *,
         chat: Callable[[], None] | None = None,
         chat_history: Callable[[], None] | None = None,
-    ) -> None:
-        """Say the result of the table's game now over: the one this dialog was made for,
-        or a later one. A table's screen keeps its result dialog and shows it again at
-        each game's end: making one (a dozen widgets and a footer) took some 20 to 30 ms
-        in one step of a host's loop at every game's end, and taking it down laid the
-        table behind it out twice more. A kept one has its words put in, and its scroll
-        and focus put back where a new one has them."""
+    ) -> Self:
+        """Say the result of the table's game now over, to `place`'s viewer: this
+        dialog's first, or a later one. `headline` and `standings` are the game's own
+        words (its table screen's); `seed` says how to play this game again. `chat` gives
+        the keys to the table's chat line, once this dialog has gone; `chat_history`
+        opens the whole chat (a shared table's: a hot-seat table has none).
+
+        A table's screen keeps its result dialog and shows it again at each game's end:
+        making one (a dozen widgets and a footer) took some 20 to 30 ms in one step of a
+        host's loop at every game's end, and taking it down laid the table behind it out
+        twice more. A kept one has its words put in, and its scroll and focus put back
+        where a new one has them."""
         self.setup = self.table.setup
         self.place = place
         self.headline = headline
@@ -118,7 +109,7 @@ class ResultScreen(UsesApp, ModalScreen[str | None]):
         """Read from the table's log: the same for every viewer of the table, each moment
         once with how many times it happened."""
         if not self.is_mounted:
-            return  # `compose` puts them in
+            return self  # `compose` puts them in
         self.kept_lines.forget(())
         self.query_one("#headline", Static).update(Content(self.headline))
         self.query_one("#standings", Static).update(self.standings())
@@ -130,6 +121,7 @@ class ResultScreen(UsesApp, ModalScreen[str | None]):
         self.query_one("#result-body", VerticalScroll).scroll_home(animate=False)
         self.set_focus(None)  # as a new one's: its first focusable, as it is shown
         self.refresh_bindings()
+        return self
 
     @staticmethod
     def _show(part: Static, text: Content) -> Static:

@@ -575,21 +575,21 @@ class TableScreen(UsesApp, Screen[None]):
         result = self._kept_result
         if result is not None and result in self.app.screen_stack:
             return  # on show already
+        if result is None:
+            result = self._kept_result = ResultScreen(self.table)
+            # installed, so that Textual keeps it when it closes (`on_unmount` lets it go)
+            self.app.install_screen(result, name=f"result of {id(self)}")
         state = self.game.state
         number = self.number
         shared = self.chat is not None  # a hot-seat table has no chat
-        words = (self.place, self.result_headline(state), self.result_rows(state))
-        seed = self.seed_line()
-        chat = (lambda: self.chat_from_result(number)) if shared else None
-        chat_history = self.action_chat_history if shared else None
-        if result is None:
-            result = ResultScreen(self.table, *words, seed, chat=chat, chat_history=chat_history)
-            # installed, so that Textual keeps it when it closes (`on_unmount` lets it go)
-            self.app.install_screen(result, name=f"result of {id(self)}")
-            self._kept_result = result
-        else:
-            result.for_game(*words, seed, chat=chat, chat_history=chat_history)
-        self._result = result
+        self._result = result.for_game(
+            self.place,
+            self.result_headline(state),
+            self.result_rows(state),
+            self.seed_line(),
+            chat=(lambda: self.chat_from_result(number)) if shared else None,
+            chat_history=self.action_chat_history if shared else None,
+        )
         self.app.push_screen(result, lambda choice: self.after_result(choice, number))
 
     def after_result(self, choice: str | None, number: int) -> None:

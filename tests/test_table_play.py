@@ -174,12 +174,8 @@ async def test_the_next_result_is_the_kept_dialog_drawn_as_a_new_one():
         await pilot.press("escape")  # the table as the game left it; then a new dialog
         await pilot.pause()
         state = table.game.state
-        new = ResultScreen(
-            table.table,
-            table.place,
-            table.result_headline(state),
-            table.result_rows(state),
-            table.seed_line(),
+        new = ResultScreen(table.table).for_game(
+            table.place, table.result_headline(state), table.result_rows(state), table.seed_line()
         )
         app.push_screen(new)
         await pilot.pause()
