@@ -19,6 +19,7 @@ from test_ssh import Keys, needs_openssh, set_a_shared_table, take_turns
 from test_store_ssh import next_offer, replayed, serve
 
 from cantina.dealer import ASKING, OVER, Dealer, Pace, Place
+from cantina.games.table import Move
 from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player, SharedTable
@@ -28,7 +29,7 @@ from cantina.lobby.notices import STORE_AWAY, STORE_BACK
 from cantina.lobby.presence import BEAT
 from cantina.lobby.table import MAX_TABLES, record_of
 from cantina.seating import Seat, TableSetup
-from cantina.store.records import Entry, decode_record
+from cantina.store.records import Entry, decode_record, move_entry
 from cantina.store.redis_store import HERE_MS, RedisStore, Said
 
 pytestmark = needs_redis
@@ -717,6 +718,34 @@ async def test_picks_racing_at_two_hosts_leave_the_log_of_one_process(
         assert table_replayed.log == one.table.log and table_replayed.moves == one.table.moves
         late = [n for n in one.notices + two.notices if "came too late" in n]
         assert len(late) == 200  # one of each pair was refused, and only one
+    finally:
+        await stop(a, b)
+
+
+async def test_a_table_whose_log_cannot_be_applied_on_a_host_is_read_there_no_more(
+    redis_server,  # noqa: F811
+):
+    """A decision that host b cannot apply (a seat out of turn: a damaged log) stops the
+    table there, and b reads its stream no more (read again every blocking read, it
+    failed again each time); b goes on following the lobby, and the game goes on at a."""
+    a, b = await host(redis_server.url), await host(redis_server.url)
+    try:
+        table, one, two = await started_on_two_hosts(a, b)
+        await until(lambda: one.turn.kind == ASKING and two.turn == one.turn)
+        await until(lambda: table.code in b.hosts._following)
+        decision, version = two.turn.decision, two.journal.version
+        wrong = move_entry(Move(1 - decision.seat, decision.options[0]), None)
+        assert await two.absorb([(version + 1, wrong)]) == 0
+        assert two.failure is not None and "has stopped" in two.notices[-1]
+        await until(lambda: table.code not in b.hosts._following)
+
+        one.pick(Place(frozenset({0, 1})), decision.options[0])
+        await until(lambda: one.journal.version > version)
+        later = a.create(four_seats(), ANA)  # the lobby is still followed on b
+        await until(lambda: later.code in b.tables)
+        assert two.journal.version == version and two.failure is not None
+        assert table.code not in b.hosts._following
+        assert one.failure is None and one.turn.kind in (ASKING, OVER)
     finally:
         await stop(a, b)
 
