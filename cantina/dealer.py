@@ -36,6 +36,7 @@ from cantina.narration import Narrator
 from cantina.pace import Pace
 from cantina.store.memory import Journal, StoreAway, stop_if_cancelled
 from cantina.store.records import Entry, entry_move, move_entry, next_game_entry
+from cantina.tasks import detached
 
 log = logging.getLogger("cantina.dealer")
 
@@ -165,7 +166,7 @@ class Dealer:
     def start(self) -> Dealer:
         """Begin dealing, in the running event loop."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="dealer")
+            self._task = detached(self._run(), name="dealer")
         return self
 
     def close(self) -> None:

@@ -48,6 +48,7 @@ from cantina.lobby.table import (
 from cantina.store.memory import StoreAway, stop_if_cancelled
 from cantina.store.records import StoredTable, decode_setup
 from cantina.store.redis_store import RedisStore, Seating
+from cantina.tasks import detached
 
 log = logging.getLogger("cantina.lobby")
 
@@ -228,9 +229,7 @@ class ManyHosts:
 
         self._claiming[table.code] = self._claiming.get(table.code, 0) + 1
 
-        task = asyncio.get_running_loop().create_task(claim())
-        self._claims.add(task)
-        task.add_done_callback(self._claims.discard)
+        self._claims.add(detached(claim(), done=self._claims.discard))
 
     def start(
         self, table: SharedTable, by: Player, deal: Callable[[SharedTable], object]
@@ -267,9 +266,7 @@ class ManyHosts:
                     await self._refresh(code)
             return dealt
 
-        task = asyncio.get_running_loop().create_task(start())
-        self._starts[code] = task
-        task.add_done_callback(lambda _: self._starts.pop(code, None))
+        task = self._starts[code] = detached(start(), done=lambda _: self._starts.pop(code, None))
         return task
 
     async def started(self, code: str) -> None:
@@ -363,11 +360,10 @@ class ManyHosts:
     def share(self) -> None:
         """Follow the shared lobby and beat, from now on (a lobby on a Redis store)."""
         if self.shared is not None and not self._tasks:
-            loop = asyncio.get_running_loop()
             self._tasks = [
-                loop.create_task(self._follow(self.shared), name="lobby-follow"),
-                loop.create_task(self._beat(self.shared), name="lobby-beat"),
-                loop.create_task(self.rooms.send(self.shared), name="lobby-chat"),
+                detached(self._follow(self.shared), name="lobby-follow"),
+                detached(self._beat(self.shared), name="lobby-beat"),
+                detached(self.rooms.send(self.shared), name="lobby-chat"),
             ]
 
     def wake_beat(self) -> None:
@@ -581,9 +577,7 @@ class ManyHosts:
             self.notices.came(self.tables[code])
         if self.shared is None or code in self._following:
             return
-        task = asyncio.get_running_loop().create_task(self._catch_up(self.shared, code))
-        self._catching.add(task)
-        task.add_done_callback(self._catching.discard)
+        self._catching.add(detached(self._catch_up(self.shared, code), done=self._catching.discard))
 
     async def _catch_up(self, shared: RedisStore, code: str) -> None:
         """Apply at once what a table's log holds past its dealer here (a table this host

@@ -26,7 +26,10 @@ there, not in the app) is timed and charged to the session it carries, and while
 session must wait its connection's bytes wait too (`ReadPacer`). A frame the app has still to
 draw after its input counts as that input's work (`WorkBudget.drawing`): on a crowded
 loop the screen's update timer fires late. Not counted: AI players, who think in worker
-threads.
+threads, nor any task of a table's, the lobby's or the store's (a table's dealer, the
+store's writers), which start in no session's context wherever they were set going
+(`cantina.tasks.detached`): a session in debt holds up its own work, not a table others
+play at, nor an answer from Redis.
 
 The share (`Bucket`): a token bucket of seconds of work, refilled at `rate` seconds per
 second up to `burst`. Each session has one, and so has each client address, which all

@@ -64,6 +64,7 @@ from cantina.store.records import (
     decode_record,
     encode,
 )
+from cantina.tasks import detached
 
 log = logging.getLogger("cantina.store")
 
@@ -656,7 +657,7 @@ class RedisStore:
         Redis is away, tried again every RETRY_WRITES seconds."""
         self._gone.setdefault(code, {})[seat] = since
         if self._gone_writer is None or self._gone_writer.done():
-            self._gone_writer = asyncio.get_running_loop().create_task(self._write_gone())
+            self._gone_writer = detached(self._write_gone())
 
     async def _write_gone(self) -> None:
         """Write every seat's going away (or coming back) that waits, until none does."""
@@ -681,7 +682,7 @@ class RedisStore:
 
     def _wake_writer(self) -> None:
         if self._writer is None or self._writer.done():
-            self._writer = asyncio.get_running_loop().create_task(self._write_all())
+            self._writer = detached(self._write_all())
         self._woken.set()
 
     async def _write_all(self) -> None:
