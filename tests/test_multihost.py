@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 from collections.abc import Callable
 
 import pytest
@@ -748,6 +749,39 @@ async def test_a_table_whose_log_cannot_be_applied_on_a_host_is_read_there_no_mo
         assert one.failure is None and one.turn.kind in (ASKING, OVER)
     finally:
         await stop(a, b)
+
+
+async def test_a_host_whose_loop_is_busy_while_it_waits_on_redis_does_not_take_it_for_gone(
+    redis_server,  # noqa: F811
+):
+    """The lobby's blocking read (a second's block, then two seconds for the answer)
+    waits half a second, then the host's loop is busy for 1.8 s (a crowd logging in at
+    once, say): the empty answer that came meanwhile is read, and Redis is not taken for
+    out of reach. (Timed from the call, the read's timeout passed during the busy loop,
+    and the host said "redis is out of reach" to the log and, had it lasted, to every
+    table.)"""
+    a = await host(redis_server.url)
+    try:
+        store = a.shared
+        assert store is not None
+        loop = asyncio.get_running_loop()
+        reads: list[float] = []
+        follow = store.follow
+
+        async def noted(*args, **kwargs):
+            reads.append(loop.time())
+            return await follow(*args, **kwargs)
+
+        store.follow = noted  # type: ignore[method-assign]
+        gone: list[bool] = []
+        store.on_status(gone.append)
+        await until(lambda: len(reads) >= 2)  # the loop reads through the wrapper
+        await until(lambda: loop.time() - reads[-1] >= 0.5)
+        time.sleep(1.8)  # the loop is busy: nothing else runs meanwhile
+        await asyncio.sleep(2.5)  # past the read's end, and the next one's
+        assert len(reads) >= 3 and gone == [] and store.available
+    finally:
+        await stop(a)
 
 
 async def test_a_next_game_asked_for_on_two_hosts_at_once_begins_once_and_nobody_is_late(

@@ -339,14 +339,15 @@ class Line:
         self.connection = pool.connection_class(**settings)
         self.busy = False
 
-    async def call(self, *args: Any) -> Any:
+    async def call(self, *args: Any, blocks: float = 0.0) -> Any:
         """Send one command (EVALSHA, say): its answer (redis-py's errors as they come:
         NoScriptError, ConnectionError, and TimeoutError past `timeout`, the connection
-        then closed, so its late answer is never read as the next call's)."""
+        then closed, so its late answer is never read as the next call's). A command
+        that `blocks` (an XREAD's BLOCK, in seconds) has `timeout` after it."""
         line = self.connection
         self.busy = True
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(None if self.timeout is None else self.timeout + blocks):
                 if line.is_connected and await _closed_or_dirty(line):
                     await line.disconnect()
                 await line.send_packed_command(line.pack_command(*args), check_health=False)
@@ -364,6 +365,19 @@ async def _closed_or_dirty(connection: Any) -> bool:
     `can_read_destructive` before redis-py 8)."""
     check = getattr(connection, "can_read", None) or connection.can_read_destructive
     return bool(await check())
+
+
+def _streams_read(answer: Any) -> list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]:
+    """XREAD's answer as redis-py's `xread` gives it (each stream's key, and its entries:
+    ID, fields), from Redis's own: None (nothing came), or each stream's key and entries
+    (ID, then field and value after field and value), as a list or (RESP3) a map."""
+    if not answer:
+        return []
+    streams = answer.items() if isinstance(answer, dict) else answer
+    return [
+        (key, [(entry, dict(zip(flat[::2], flat[1::2], strict=True))) for entry, flat in items])
+        for key, items in streams
+    ]
 
 
 class StoreRefused(Exception):
@@ -384,6 +398,9 @@ class RedisStore:
         self._listeners: list[StatusListener] = []
         self.line = Line(client)
         """The connection of the store's own for single scripts (see `Line`)."""
+        self.reader = Line(client)
+        """The connection of the store's own for the lobby's blocking read (`follow`),
+        whose timeout counts from the end of the block (see `follow`)."""
         self._append = client.register_script(APPEND)
         self._keep = client.register_script(KEEP)
         self._keep_append = client.register_script(KEEP_AND_APPEND)
@@ -879,15 +896,19 @@ class RedisStore:
     ) -> Changes:
         """Wait (up to `block_ms`) for the lobby to change after `lobby_id`, a table of
         `logs` (code: the version this host is at) to log a decision, or a room of `chat`
-        (room: the ID read up to) to hear a line (StoreAway)."""
+        (room: the ID read up to) to hear a line (StoreAway). Through a connection of
+        its own (`reader`), whose timeout counts from the end of the block: through the
+        client, a host whose loop was busy for more than the second left of it after a
+        block that came back empty (a crowd logging in at once) took Redis for gone."""
         streams: dict[Any, Any] = {self.lobby_key: lobby_id}
         streams |= {self.log_key(code): f"0-{version}" for code, version in logs.items()}
         rooms = {self.chat_key(room): room for room in chat or {}}
         streams |= {key: (chat or {})[room] for key, room in rooms.items()}
-        answer: Any = await self._call(self.client.xread(streams, block=block_ms))
+        read = ["XREAD", "BLOCK", block_ms, "STREAMS", *streams, *streams.values()]
+        answer = await self._call(self.reader.call(*read, blocks=block_ms / 1000))
         changes = Changes(lobby_id, set(), {}, {})
         by_key = {self.log_key(code): code for code in logs}
-        for key, items in answer or []:
+        for key, items in _streams_read(answer):
             name = bytes(key).decode()
             if name == self.lobby_key:
                 changes.tables.update(bytes(f[b"c"]).decode() for _, f in items)
@@ -954,4 +975,5 @@ class RedisStore:
             if writer is not None:
                 writer.cancel()
         await self.line.close()
+        await self.reader.close()
         await self.client.aclose()
