@@ -27,17 +27,20 @@ pytestmark = needs_redis
 
 
 def count_reads(lobby: Lobby) -> list[set[str]]:
-    """The streams each of the lobby's blocking reads asks Redis for, one set a read."""
+    """The streams each of the lobby's blocking reads asks Redis for, one set a read
+    (XREAD BLOCK ms STREAMS, its keys, then as many IDs)."""
     assert lobby.shared is not None
-    client = lobby.shared.client
-    xread = client.xread
+    reader = lobby.shared.reader
+    call = reader.call
     asked: list[set[str]] = []
 
-    def counted(streams: dict[Any, Any], *args: Any, **kwargs: Any) -> Any:
-        asked.append({str(key) for key in streams})
-        return xread(streams, *args, **kwargs)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        if args[0] == "XREAD":
+            streams = args[4:]
+            asked.append({str(key) for key in streams[: len(streams) // 2]})
+        return call(*args, **kwargs)
 
-    client.xread = counted  # type: ignore[method-assign]
+    reader.call = counted  # type: ignore[method-assign]
     return asked
 
 
