@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cantina.ssh")
 
+SYNC_START, SYNC_END = "\x1b[?2026h", "\x1b[?2026l"
+"""A frame's start and end, for a terminal that does synchronised output (mode 2026)."""
+
 
 class Terminal(Protocol):
     """The driver's side of an SSH session."""
@@ -69,6 +72,8 @@ class ChannelDriver(Driver):
         self._parser = UncachedXTermParser()  # one per session, sharing nothing
         self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
         self._tick: asyncio.TimerHandle | None = None
+        self._frame: list[str] | None = None
+        """The writes of a frame drawn with synchronised output, until its end."""
         self._attached = False
         self.dropped = 0
         """Chunks of input the parser failed on."""
@@ -78,10 +83,25 @@ class ChannelDriver(Driver):
         return False
 
     def write(self, data: str) -> None:
-        self.terminal.write(data.encode("utf-8", "replace"))
+        """To the channel at once, but for a frame drawn with synchronised output: Textual
+        writes its start, the frame and its end apart, and each write sent alone was an
+        SSH packet of its own, tens of microseconds of the host's work apiece
+        (`benchmarks/bench_frames.py`). Such a frame goes as one write, at its end."""
+        if self._frame is not None:
+            self._frame.append(data)
+            if data == SYNC_END:
+                self.flush()
+        elif data == SYNC_START:
+            self._frame = [data]
+        else:
+            self.terminal.write(data.encode("utf-8", "replace"))
 
     def flush(self) -> None:
-        """Nothing to do: every write went to the channel, which sends as the window allows."""
+        """What is held of a frame (Textual flushes after each), to the channel."""
+        if self._frame is not None:
+            data = "".join(self._frame)
+            self._frame = None
+            self.terminal.write(data.encode("utf-8", "replace"))
 
     def send_message(self, message: Message) -> None:
         # Same thread as the app: post directly instead of through run_coroutine_threadsafe.
@@ -114,6 +134,7 @@ class ChannelDriver(Driver):
         if self.mouse_reporting:
             self.write("\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l")
         self.write("\x1b[?1049l\x1b[?25h\x1b[?1004l")
+        self.flush()  # anything held: the channel closes after this
 
     def feed(self, data: bytes) -> None:
         """Input from the client: keys, mouse, paste and terminal replies. Input the parser

@@ -62,6 +62,16 @@ FULL = asyncssh.DISC_TOO_MANY_CONNECTIONS
 """The disconnect code of a refusal for want of room (asyncssh clients raise it even
 after logging in, where a plain DISCONNECT reads as a normal close)."""
 
+CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr",
+           "aes256-ctr")  # fmt: skip
+"""The ciphers the host offers: asyncssh's defaults less chacha20-poly1305, whose packets
+cost the host about three times an AES one's, and a host's work is mostly its frames
+(`benchmarks/bench_frames.py`). OpenSSH has had the GCM ones since 6.2, and every client
+has the CTR ones; the client's own order picks among them."""
+MACS = ("hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com",
+        "hmac-sha1-etm@openssh.com", "hmac-sha2-256", "hmac-sha2-512", "hmac-sha1")  # fmt: skip
+"""The MACs offered for a CTR cipher: asyncssh's usual ones less umac, which OpenSSH
+takes first when offered and which costs asyncssh more than HMAC-SHA2 does."""
 
 MAX_SIZE = (400, 150)
 """The largest terminal drawn for (a client may claim any size; drawing costs by area)."""
@@ -402,6 +412,8 @@ class Host:
             "x11_forwarding": False,
             "line_editor": False,
             "encoding": None,
+            "encryption_algs": list(CIPHERS),
+            "mac_algs": list(MACS),
             "keepalive_interval": self.limits.keepalive_interval,
             "keepalive_count_max": self.limits.keepalive_count_max,
         }
