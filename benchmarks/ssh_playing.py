@@ -70,6 +70,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import random
 import re
@@ -576,8 +577,10 @@ async def configuration(
     key: Path,
     until: float,
     clients_first: bool,
+    settle: float = 0.0,
 ) -> list[Step]:
-    """Step the sessions up on one fresh host until the p95 goal is missed."""
+    """Step the sessions up on one fresh host until the p95 goal is missed (`settle`:
+    seconds the newcomers play before a step is timed)."""
     steps: list[Step] = []
     with tempfile.TemporaryDirectory() as folder:
         redis = Redis(Path(folder), clients_first) if store == "redis" else None
@@ -598,6 +601,7 @@ async def configuration(
                     s.task = asyncio.create_task(keep_playing(s, arrival))
                 seats += joined
                 await asked_once(joined, 60)  # the new ones seated and playing
+                await asyncio.sleep(settle)
                 if os.environ.get("BENCH_PROFILE") and workers == 1:  # this step's alone
                     os.kill(host.process.pid, signal.SIGUSR1)
                 start, cpu, own = time.perf_counter(), host.cpu(), time.process_time()
@@ -718,9 +722,60 @@ async def run(stores: list[str], workers: list[int], counts: list[int], seconds:
         )
 
 
+PAIR_SETTLE = 10.0
+"""Seconds the sessions of a paired run play, all seated, before its timed seconds: they
+arrive together (`ARRIVALS` a second), not step by step, so their first games end close
+together."""
+
+
+async def pairs(one: int, two: int, rounds: int, seconds: float, clients_first: bool) -> None:
+    """`--pair N,M`: one process with Redis at N sessions and two at M, in turn, `rounds`
+    times, each a fresh host and Redis, `seconds` timed once all are seated.
+
+    The stepped runs find each configuration's most, but on a machine shared with other
+    work, runs some ten minutes apart can see different machines (a pair's ratio came out
+    1.42 and 2.40 in one afternoon): alternating, every run of one configuration has one of
+    the other beside it, within a few minutes, and the order flips each round (ABBA) so a
+    machine growing slower or faster does not favour either. With M = 1.7 x N or more, two
+    processes meet the goal when they hold M in the rounds where one process holds N."""
+    plan = [(1, one), (2, two)]
+    ran: dict[int, list[Step]] = {1: [], 2: []}
+    with tempfile.TemporaryDirectory() as folder:
+        key = Path(folder) / "host_key"
+        for number in range(rounds):
+            for workers, count in plan if number % 2 == 0 else plan[::-1]:
+                print(
+                    f"round {number + 1}, redis x{workers}, {count} sessions "
+                    f"({time.strftime('%H:%M:%S')}):",
+                    flush=True,
+                )
+                steps = await configuration(
+                    "redis", workers, [count], seconds, key, math.inf, clients_first,
+                    PAIR_SETTLE,
+                )  # fmt: skip
+                nothing = Step(count, 0, *(float("nan"),) * 6, failed=count, games=0)
+                ran[workers].append(steps[0] if steps else nothing)
+    print()
+    print(
+        f"Paired: {rounds} rounds, {seconds:g} s timed each, keystroke -> frame p95 goal "
+        f"{P95_GOAL * 1000:.0f} ms; two processes at {two / one:.2f}x the sessions of one"
+    )
+    for workers, count in plan:
+        steps = ran[workers]
+        p95s = " ".join(f"{s.p95 * 1000:.1f}" for s in steps)
+        print(
+            f"  redis x{workers} at {count:>4}: held in {sum(s.held for s in steps)} of "
+            f"{len(steps)} rounds; p95 by round {p95s} ms, median "
+            f"{statistics.median(s.p95 for s in steps) * 1000:.1f} ms"
+        )
+    both = sum(a.held and b.held for a, b in zip(ran[1], ran[2], strict=True))
+    only_one = sum(a.held and not b.held for a, b in zip(ran[1], ran[2], strict=True))
+    print(f"  rounds where both held: {both}; where one process held and two did not: {only_one}")
+
+
 def wanted(argv: list[str]) -> bool:
     """Whether bench_ssh.py's arguments ask for this load."""
-    return any(arg.split("=")[0] in ("--playing", "--store", "--workers") for arg in argv)
+    return any(arg.split("=")[0] in ("--playing", "--store", "--workers", "--pair") for arg in argv)
 
 
 def main(argv: list[str]) -> None:
@@ -739,13 +794,28 @@ def main(argv: list[str]) -> None:
         help=f"first: the host and Redis run at nice +{BEHIND}, behind the clients (default); "
         "equal: all at one priority, as before",
     )
+    parser.add_argument(
+        "--pair",
+        metavar="N,M",
+        help="instead of stepping: one process with Redis at N sessions and two at M, in "
+        "turn, --rounds times (see `pairs`); M defaults to 1.7 x N, rounded up to 8",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="with --pair")
     args = parser.parse_args(argv)
+    # the host's preferences its own, as they start (dice animation at normal speed)
+    os.environ.setdefault("CANTINA_CONFIG_DIR", tempfile.mkdtemp())
+    random.seed(1)
+    if args.pair:
+        one, _, two = args.pair.partition(",")
+        n = int(one)
+        m = int(two) if two else math.ceil(n * 1.7 / 8) * 8
+        if max(n, m) > MOST_SESSIONS or min(n, m, args.rounds) < 1:
+            parser.error(f"--pair: 1 to {MOST_SESSIONS} sessions each, and a round or more")
+        asyncio.run(pairs(n, m, args.rounds, args.seconds, args.clients == "first"))
+        return
     stores = args.store.split(",")
     workers = [int(w) for w in args.workers.split(",")]
     counts = [int(n) for n in args.sessions.split(",")]
     if max(counts) > MOST_SESSIONS:
         parser.error(f"at most {MOST_SESSIONS} sessions (an address and a table each)")
-    # the host's preferences its own, as they start (dice animation at normal speed)
-    os.environ.setdefault("CANTINA_CONFIG_DIR", tempfile.mkdtemp())
-    random.seed(1)
     asyncio.run(run(stores, workers, counts, args.seconds, args.budget, args.clients == "first"))
