@@ -11,13 +11,13 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 import redis
 from redis_server import needs_redis, redis_server  # noqa: F401
+from waiting import until
 
 from cantina.campaign.errors import explain
 from cantina.campaign.store import OpenCampaign, encode
@@ -44,15 +44,6 @@ def _doc(store: RedisCampaigns, path: Path) -> bytes:
     raw = store.client.get(store._doc(path.name))
     assert isinstance(raw, bytes)
     return raw
-
-
-async def until(done: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Let the loop run until `done()` (the saves on their way have landed)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not done():
-        assert loop.time() < deadline, "an autosave never landed"
-        await asyncio.sleep(0.01)
 
 
 class Autosaving(NamedTuple):

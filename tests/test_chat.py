@@ -17,6 +17,7 @@ from test_ssh import Keys, set_a_shared_table, start_host
 from test_ssh_tables import guest
 from textual import events
 from textual.widgets import OptionList
+from waiting import until_drawn
 
 import cantina.chat
 from cantina.app import CantinaApp
@@ -229,14 +230,6 @@ def hosted(lobby: Lobby, player: Player) -> HostedApp:
     return app
 
 
-async def until(pilot, ready: Callable[[], object], limit: int = 400) -> None:
-    for _ in range(limit):
-        await pilot.pause()
-        if ready():
-            return
-    raise AssertionError("it never came")
-
-
 def panel_lines(app) -> list[str]:
     return app.screen.query_one(ChatPanel).lines
 
@@ -258,13 +251,13 @@ async def test_typing_in_the_chat_never_acts_at_the_table():
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
         # alice is seated at a started table: the lobby takes her straight to it
-        await until(
+        await until_drawn(
             pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.awaiting_human
         )
         screen = app.screen
         moves = len(table.live.moves)
         await pilot.press("slash", *"1 2 o l/h", "enter")
-        await until(pilot, lambda: panel_lines(app)[-1:] == ["alice: 1 2 o l/h"])
+        await until_drawn(pilot, lambda: panel_lines(app)[-1:] == ["alice: 1 2 o l/h"])
         assert len(table.live.moves) == moves and screen.awaiting_human
         assert not screen.odds_shown and app.screen is screen
         assert screen.query_one(ChatPanel).typing, "the chat keeps the keys until Esc"
@@ -272,7 +265,7 @@ async def test_typing_in_the_chat_never_acts_at_the_table():
         await pilot.pause()
         assert app.screen is screen and not screen.query_one(ChatPanel).typing
         await pilot.press("1")
-        await until(pilot, lambda: len(table.live.moves) > moves)
+        await until_drawn(pilot, lambda: len(table.live.moves) > moves)
     lobby.close_all()
 
 
@@ -283,14 +276,14 @@ async def test_keys_typed_right_behind_the_slash_are_the_lines():
     table = alone_with_ais(lobby)
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
-        await until(
+        await until_drawn(
             pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.awaiting_human
         )
         moves = len(table.live.moves)
         for key, character in [("slash", "/"), ("1", "1"), ("space", " "), ("2", "2")]:
             app.post_message(events.Key(key, character))  # all queued before any is read
         app.post_message(events.Key("enter", "\r"))
-        await until(pilot, lambda: table.chat.lines)
+        await until_drawn(pilot, lambda: table.chat.lines)
         assert [line.text for line in table.chat.lines] == ["1 2"]
         assert len(table.live.moves) == moves and app.screen.awaiting_human
     lobby.close_all()
@@ -303,18 +296,20 @@ async def test_a_spectators_line_is_marked_on_the_players_screen():
     table = alone_with_ais(lobby)
     alice, carol = hosted(lobby, ALICE), hosted(lobby, CAROL)
     async with alice.run_test(size=SIZE) as at_table, carol.run_test(size=SIZE) as watching:
-        await until(at_table, lambda: isinstance(alice.screen, TableScreen))  # her seat
-        await until(watching, lambda: isinstance(carol.screen, LobbyScreen))
+        await until_drawn(at_table, lambda: isinstance(alice.screen, TableScreen))  # her seat
+        await until_drawn(watching, lambda: isinstance(carol.screen, LobbyScreen))
         carol.sit_at(table)
-        await until(watching, lambda: isinstance(carol.screen, TableScreen))
+        await until_drawn(watching, lambda: isinstance(carol.screen, TableScreen))
         assert carol.screen.chat.watching and not alice.screen.chat.watching
         await watching.press("slash")
-        await until(watching, lambda: carol.screen.query_one(ChatPanel).typing)
+        await until_drawn(watching, lambda: carol.screen.query_one(ChatPanel).typing)
         await watching.press(*"go alice", "enter")
-        await until(at_table, lambda: panel_lines(alice)[-1:] == ["carol (watching): go alice"])
+        await until_drawn(
+            at_table, lambda: panel_lines(alice)[-1:] == ["carol (watching): go alice"]
+        )
         table.chat.say(BOB, HOSTILE)
-        await until(at_table, lambda: panel_lines(alice)[-1] == "bob: hi ]2;PWNED[2J there")
-        await until(watching, lambda: panel_lines(carol)[-1] == "bob: hi ]2;PWNED[2J there")
+        await until_drawn(at_table, lambda: panel_lines(alice)[-1] == "bob: hi ]2;PWNED[2J there")
+        await until_drawn(watching, lambda: panel_lines(carol)[-1] == "bob: hi ]2;PWNED[2J there")
         assert not lobby.chat.lines, "a table's chat is its own"
     assert table.chat.listeners == 0, "the screens stopped listening when they closed"
     lobby.close_all()
@@ -333,7 +328,7 @@ async def test_a_hot_seat_table_has_no_chat():
         save_preferences=False,
     )
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         screen = app.screen
         assert screen.chat is None and not screen.query(ChatPanel)
         await pilot.press("slash", "h")
@@ -376,18 +371,18 @@ async def test_a_line_typed_on_the_result_is_said_at_the_table_not_the_dialogs_k
         for key, character in typed:  # all queued before any is read
             app.post_message(events.Key(key, character))
         app.post_message(events.Key("enter", "\r"))
-        await until(pilot, lambda: table.chat.lines)
+        await until_drawn(pilot, lambda: table.chat.lines)
         assert [line.text for line in table.chat.lines] == ["said while redis down"]
         assert app.screen is screen and screen.query_one(ChatPanel).typing
         assert table.live.number == number, "no `n`, no next game"
         assert result not in app.screen_stack
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert not screen.query_one(ChatPanel).typing
         await pilot.press("h")
-        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ResultScreen))
     lobby.close_all()
 
 
@@ -398,9 +393,9 @@ async def test_the_chat_line_is_not_the_join_code():
     table = lobby.create(setup, BOB)
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await pilot.press("slash", *table.code, "enter")
-        await until(pilot, lambda: [line.text for line in lobby.chat.lines] == [table.code])
+        await until_drawn(pilot, lambda: [line.text for line in lobby.chat.lines] == [table.code])
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen) and table.seat_of(ALICE.identity) is None
         await pilot.press("enter")  # an empty line leaves the chat
@@ -414,33 +409,35 @@ async def test_the_whole_chat_and_a_mute_from_it():
     lobby = Lobby()
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         lobby.chat.say(ALICE, "hello all")
         lobby.chat.say(BOB, "buy my gold")
-        await until(pilot, lambda: panel_lines(app) == ["alice: hello all", "bob: buy my gold"])
+        await until_drawn(
+            pilot, lambda: panel_lines(app) == ["alice: hello all", "bob: buy my gold"]
+        )
         await pilot.press("h")
-        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
         history = app.screen
         await pilot.press("m")  # the newest line is highlighted: bob's
-        await until(pilot, lambda: BOB.identity in app.muted)
+        await until_drawn(pilot, lambda: BOB.identity in app.muted)
         assert [str(row.prompt) for row in history.query_one("#chat-history").options] == [
             "alice: hello all",
             "bob: (muted)",
         ]
         lobby.chat.say(BOB, "really cheap")
         lobby.chat.say(CAROL, "hi")
-        await until(pilot, lambda: len(history.lines) == 4)
+        await until_drawn(pilot, lambda: len(history.lines) == 4)
         await pilot.press("up", "up", "up", "m")  # alice's own line
         await pilot.pause()
         assert ALICE.identity not in app.muted
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         assert panel_lines(app) == ["alice: hello all", "carol: hi"]
         await pilot.press("h")
-        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
         await pilot.press("up", "up", "m", "escape")  # bob's first line: unmute
-        await until(pilot, lambda: BOB.identity not in app.muted)
-        await until(pilot, lambda: panel_lines(app)[0] == "bob: buy my gold")
+        await until_drawn(pilot, lambda: BOB.identity not in app.muted)
+        await until_drawn(pilot, lambda: panel_lines(app)[0] == "bob: buy my gold")
 
 
 async def test_a_long_line_at_the_table_shows_who_said_it():
@@ -454,16 +451,16 @@ async def test_a_long_line_at_the_table_shows_who_said_it():
     long = "héllo 🎲 日本語 — this is a pretty long line to see how the chat wraps it here"
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         lines = app.screen.query_one(ChatLines)
         assert lines.size.width < 40  # beside the narration: a line of this wraps to 3+
         table.chat.say(CAROL, long, watching=True)
-        await until(pilot, lambda: lines.rows and "héllo" in lines.rows[0])
+        await until_drawn(pilot, lambda: lines.rows and "héllo" in lines.rows[0])
         rows = lines.rows
         assert rows[0].startswith("carol (watching): ") and rows[-1].endswith("…")
         assert len(rows) == ROWS
         table.chat.say(BOB, "gl")
-        await until(pilot, lambda: lines.rows[-1:] == ["bob: gl"])
+        await until_drawn(pilot, lambda: lines.rows[-1:] == ["bob: gl"])
         assert lines.rows[0].startswith("carol (watching): ") and lines.rows[-2].endswith("…")
     lobby.close_all()
 
@@ -475,16 +472,16 @@ async def test_a_panel_with_only_muted_lines_does_not_say_nobody_spoke():
     lobby = Lobby()
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         lines = app.screen.query_one(ChatLines)
-        await until(pilot, lambda: lines.rows == [QUIET])
+        await until_drawn(pilot, lambda: lines.rows == [QUIET])
         lobby.chat.say(BOB, "buy my gold")
-        await until(pilot, lambda: panel_lines(app) == ["bob: buy my gold"])
+        await until_drawn(pilot, lambda: panel_lines(app) == ["bob: buy my gold"])
         await pilot.press("h")
-        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
         await pilot.press("m", "escape")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-        await until(pilot, lambda: lines.rows[:1] and lines.rows[0].startswith("Only people"))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: lines.rows[:1] and lines.rows[0].startswith("Only people"))
         assert " ".join(lines.rows) == ONLY_MUTED
 
 
@@ -499,12 +496,12 @@ def test_fitted_rows_keep_each_shown_lines_start():
 
 async def lobby_with_lines(pilot) -> None:
     lobby = pilot.app.lobby
-    await until(pilot, lambda: isinstance(pilot.app.screen, LobbyScreen))
+    await until_drawn(pilot, lambda: isinstance(pilot.app.screen, LobbyScreen))
     lobby.chat.say(BOB, HOSTILE)
     lobby.chat.say(ALICE, "hello bob, want a game of Val-Des?")
     lobby.chat.say(BOB, "sure, set one and I'll join")
-    await until(pilot, lambda: panel_lines(pilot.app)[0].startswith("bob: hi"))
-    await until(
+    await until_drawn(pilot, lambda: panel_lines(pilot.app)[0].startswith("bob: hi"))
+    await until_drawn(
         pilot, lambda: "Here now (2)" in str(pilot.app.screen.query_one("#lobby-people").render())
     )
 
@@ -663,17 +660,17 @@ async def test_the_waiting_room_talks_in_the_tables_chat():
     alice, bob = hosted(lobby, ALICE), hosted(lobby, BOB)
     async with alice.run_test(size=SIZE) as creator, bob.run_test(size=SIZE) as joiner:
         for pilot in (creator, joiner):
-            await until(pilot, lambda p=pilot: isinstance(p.app.screen, LobbyScreen))
+            await until_drawn(pilot, lambda p=pilot: isinstance(p.app.screen, LobbyScreen))
             pilot.app.push_screen(WaitingScreen(table))
-            await until(pilot, lambda p=pilot: isinstance(p.app.screen, WaitingScreen))
+            await until_drawn(pilot, lambda p=pilot: isinstance(p.app.screen, WaitingScreen))
         await joiner.press("slash")
-        await until(joiner, lambda: bob.screen.query_one(ChatPanel).typing)
+        await until_drawn(joiner, lambda: bob.screen.query_one(ChatPanel).typing)
         await joiner.press(*"ready when you are", "enter")
-        await until(creator, lambda: panel_lines(alice) == ["bob: ready when you are"])
+        await until_drawn(creator, lambda: panel_lines(alice) == ["bob: ready when you are"])
         assert not lobby.chat.lines
         await creator.press("s")
-        await until(creator, lambda: isinstance(alice.screen, TableScreen))
-        await until(creator, lambda: panel_lines(alice) == ["bob: ready when you are"])
+        await until_drawn(creator, lambda: isinstance(alice.screen, TableScreen))
+        await until_drawn(creator, lambda: panel_lines(alice) == ["bob: ready when you are"])
     lobby.close_all()
 
 
@@ -687,10 +684,10 @@ async def test_leaving_a_waiting_table_as_its_screen_looks_again_ends_no_session
     table = lobby.create(setup, ALICE)
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         waiting = WaitingScreen(table)
         app.push_screen(waiting)
-        await until(pilot, lambda: app.screen is waiting)
+        await until_drawn(pilot, lambda: app.screen is waiting)
         await pilot.press("escape")
         assert lobby.find(table.code) is None
         waiting.follow()  # the look that was due: nothing more to do
@@ -708,13 +705,13 @@ async def test_those_watching_a_waiting_table_hear_who_left_it_when_it_closes():
     app = hosted(lobby, BOB)
     said: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         app.notify = lambda message, **_: said.append(str(message))  # type: ignore[method-assign]
         lobby.watch(table, BOB)
         app.push_screen(WaitingScreen(table, watching=True))
-        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, WaitingScreen))
         lobby.leave_unstarted(table, ALICE)
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), limit=2000)
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen), limit=2000)
     assert said == ["That table was closed: alice left it before it started."]
     lobby.close_all()
 
@@ -733,21 +730,21 @@ async def test_a_table_starting_under_the_chat_history_is_shown_once_it_is_close
     lobby.join(table, BOB)
     app = hosted(lobby, BOB)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         app.push_screen(WaitingScreen(table))
-        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, WaitingScreen))
         await pilot.press("h")
-        await until(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ChatHistoryScreen))
         lobby.start(table, ALICE)
         for _ in range(3):
             await asyncio.sleep(backroom.REFRESH)
             await pilot.pause()
         assert isinstance(app.screen, ChatHistoryScreen), "not taken from under him"
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         assert not any(isinstance(s, WaitingScreen) for s in app.screen_stack)
         app.screen.dismiss()
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
     lobby.close_all()
 
 
@@ -758,19 +755,19 @@ async def test_a_pasted_text_goes_into_the_line_whole():
     lobby = Lobby()
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         panel = app.screen.query_one(ChatPanel)
         await pilot.press("slash", *"say:", "space")
-        await until(pilot, lambda: panel.field.value == "say: ")
+        await until_drawn(pilot, lambda: panel.field.value == "say: ")
         app.post_message(events.Paste("line one\r\nline two\tTABBED\nthree\x1b[31m"))
-        await until(pilot, lambda: panel.field.value != "say: ")
+        await until_drawn(pilot, lambda: panel.field.value != "say: ")
         assert panel.field.value == "say: line one line two TABBED three[31m"
         await pilot.press("enter")
-        await until(pilot, lambda: lobby.chat.lines)
+        await until_drawn(pilot, lambda: lobby.chat.lines)
         assert lobby.chat.lines[-1].text == "say: line one line two TABBED three[31m"
         await pilot.press(*"ab")
         app.post_message(events.Paste("x" * (MAX_LINE + 50)))
-        await until(pilot, lambda: len(panel.field.value) > 2)
+        await until_drawn(pilot, lambda: len(panel.field.value) > 2)
         assert panel.field.value == "ab" + "x" * (MAX_LINE - 2)
         assert panel.field.cursor_position == MAX_LINE
 
@@ -782,7 +779,7 @@ async def test_too_fast_says_so_in_a_line_and_keeps_the_line():
     lobby.chat.rates = ChatRates(clock=Clock())  # time stands still: however slow the test
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await pilot.press("slash")
         for n in range(BURST + 1):
             await pilot.press(*f"line {n}", "enter")
@@ -920,13 +917,13 @@ async def test_the_lobby_under_a_table_keeps_its_list_up_only_once_back(monkeypa
     monkeypatch.setattr(backroom, "table_line", lambda t: lines.append(t.code) or real(t))
     app = hosted(lobby, ALICE)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         lines.clear()
         later = lobby.create(table.setup, CAROL)
         await asyncio.sleep(backroom.REFRESH * 3)
         assert lines == [], "the lobby under the table redid its list"
         app.pop_screen()
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         assert later.code in lines
         shown = app.screen.query_one("#tables", OptionList)
         assert later.code in {shown.get_option_at_index(i).id for i in range(shown.option_count)}

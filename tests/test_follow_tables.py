@@ -11,7 +11,8 @@ from typing import Any
 
 import msgspec
 from redis_server import needs_redis, redis_server  # noqa: F401
-from test_multihost import ANA, host, stop, until
+from test_multihost import ANA, host, stop
+from waiting import until
 
 from cantina.dealer import ASKING, OVER, Place
 from cantina.games.table import Move

@@ -4,10 +4,11 @@ back room opens leads back to it."""
 from __future__ import annotations
 
 import pytest
-from test_chat import ALICE, BOB, INSTANT, NoTerminal, hosted, until
+from test_chat import ALICE, BOB, INSTANT, NoTerminal, hosted
 from test_no_color import picture
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Input, OptionList, Select, Static
+from waiting import until_drawn
 
 from cantina.app import CantinaApp
 from cantina.games.valdes import ValDesSettings
@@ -52,19 +53,19 @@ async def test_playing_alone_from_the_back_room_names_the_first_seat_after_the_p
     seat is still "Player 2", and a seat turned back into a person's is hers again."""
     app = HostedApp(NoTerminal(), colours="truecolor", lobby=Lobby(), player=ALICE)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, MenuScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, MenuScreen))
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, SetupScreen))
         setup = app.screen
-        await until(pilot, lambda: setup.query("#name-0"))
+        await until_drawn(pilot, lambda: setup.query("#name-0"))
         assert setup.query_one("#name-0", Input).value == "alice"
         assert setup.table().seats[0].name == "alice"
         setup.query_one("#kind-0", Select).value = "Bold"
-        await until(pilot, lambda: setup.query_one("#name-0", Input).value.startswith("Bold"))
+        await until_drawn(pilot, lambda: setup.query_one("#name-0", Input).value.startswith("Bold"))
         setup.query_one("#kind-0", Select).value = HUMAN
-        await until(pilot, lambda: setup.query_one("#name-0", Input).value == "alice")
+        await until_drawn(pilot, lambda: setup.query_one("#name-0", Input).value == "alice")
 
 
 async def test_the_local_apps_first_seat_is_player_1():
@@ -72,8 +73,8 @@ async def test_the_local_apps_first_seat_is_player_1():
     app = CantinaApp()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
-        await until(pilot, lambda: app.screen.query("#name-0"))
+        await until_drawn(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await until_drawn(pilot, lambda: app.screen.query("#name-0"))
         assert app.screen.query_one("#name-0", Input).value == "Player 1"
 
 
@@ -87,17 +88,17 @@ async def test_the_menu_opened_from_the_back_room_leads_back_to_it(tmp_path):
         NoTerminal(), colours="truecolor", lobby=Lobby(), player=ALICE, save_dir=tmp_path
     )
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         for leave in ("escape", "q", "button"):
             await pilot.press("m")
-            await until(pilot, lambda: isinstance(app.screen, MenuScreen))
+            await until_drawn(pilot, lambda: isinstance(app.screen, MenuScreen))
             menu = app.screen
             quit_button = menu.query_one("#quit", Button)
             assert str(quit_button.label) == "Back to the back room  [q]"
             keys = {b.binding.key: b.binding.description for b in menu.active_bindings.values()}
             assert keys["q"] == "Back" and keys["escape"] == "Back"
             # its key whole at 80 columns, not under the palette's
-            await until(pilot, lambda m=menu: [k for k in m.query(KeptKey) if k.key == "q"])
+            await until_drawn(pilot, lambda m=menu: [k for k in m.query(KeptKey) if k.key == "q"])
             shown = [key for key in menu.query(KeptKey) if key.key == "q"]
             palette = [k for k in menu.query(KeptKey) if k.has_class("-command-palette")]
             assert shown[0].region.right <= (palette[0].region.x if palette else 80)
@@ -105,7 +106,7 @@ async def test_the_menu_opened_from_the_back_room_leads_back_to_it(tmp_path):
                 await pilot.click("#quit")
             else:
                 await pilot.press(leave)
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
             assert app.return_code is None, "the session goes on"
 
 
@@ -118,17 +119,17 @@ async def test_the_waiting_room_shows_the_games_rules_on_question_mark():
     table = lobby.create(TableSetup("victim", VictimSettings(), seats, 1), ALICE)
     app = hosted(lobby, ALICE)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         app.push_screen(WaitingScreen(table))
-        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, WaitingScreen))
         keys = {b.binding.key: b.binding.description for b in app.screen.active_bindings.values()}
         assert keys["f1"] == "Rules"
         for key in ("question_mark", "f1"):
             await pilot.press(key)
-            await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+            await until_drawn(pilot, lambda: isinstance(app.screen, RulesScreen))
             assert app.screen.game_id == "victim"
             await pilot.press("escape")
-            await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+            await until_drawn(pilot, lambda: isinstance(app.screen, WaitingScreen))
     lobby.close_all()
 
 
@@ -139,15 +140,15 @@ async def test_no_campaign_to_set_says_how_to_start_one(tmp_path):
         NoTerminal(), colours="truecolor", lobby=Lobby(), player=ALICE, save_dir=tmp_path
     )
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CampaignTableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, CampaignTableScreen))
         choices = app.screen.query_one(OptionList)
         assert str(choices.get_option_at_index(0).prompt) == NO_CAMPAIGN
         rows = choices.render_lines(choices.region.reset_offset)
         assert "campaign) starts one." in "".join(row.text for row in rows)  # wrapped, not cut
         await pilot.press("escape", "m", "c")
-        await until(pilot, lambda: isinstance(app.screen, ChooseGameScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ChooseGameScreen))
 
 
 async def test_esc_gives_the_keys_back_from_the_join_code_field():
@@ -157,15 +158,15 @@ async def test_esc_gives_the_keys_back_from_the_join_code_field():
     was typed stays), and the back room's keys act again."""
     app = hosted(Lobby(), ALICE)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
         lobby_screen = app.screen
         code = lobby_screen.query_one("#code", Input)
         await pilot.press("j", "z", "z")
-        await until(pilot, lambda: code.value == "zz")
+        await until_drawn(pilot, lambda: code.value == "zz")
         await pilot.press("escape")
-        await until(pilot, lambda: lobby_screen.focused is lobby_screen.query_one("#tables"))
+        await until_drawn(pilot, lambda: lobby_screen.focused is lobby_screen.query_one("#tables"))
         await pilot.press("question_mark")
-        await until(pilot, lambda: isinstance(app.screen, LobbyHelpScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, LobbyHelpScreen))
         assert code.value == "zz"
 
 
@@ -181,16 +182,16 @@ async def test_watch_is_dimmed_while_there_is_no_table_to_watch():
     app = hosted(lobby, ALICE)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await until(pilot, lambda: watch_key(app).has_class("-disabled"))
+            await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until_drawn(pilot, lambda: watch_key(app).has_class("-disabled"))
             await pilot.press("w")
             await pilot.pause()
             assert isinstance(app.screen, LobbyScreen)
             seats = (Seat("Player 1"), Seat("Player 2"))
             table = lobby.create(TableSetup("valdes", ValDesSettings(seats=2), seats, 7), BOB)
-            await until(pilot, lambda: not watch_key(app).has_class("-disabled"))
+            await until_drawn(pilot, lambda: not watch_key(app).has_class("-disabled"))
             await pilot.press("w")
-            await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+            await until_drawn(pilot, lambda: isinstance(app.screen, WaitingScreen))
             assert app.screen.watching and app.screen.table is table
     finally:
         lobby.close_all()
@@ -213,8 +214,8 @@ async def test_a_long_table_summary_wraps_in_its_column_at_80_columns():
     app = hosted(lobby, ALICE)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await until(pilot, lambda: app.screen.picked() is table)
+            await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until_drawn(pilot, lambda: app.screen.picked() is table)
             rows = ["".join(row).rstrip() for row in picture(app).text]
             (at,) = [i for i, row in enumerate(rows) if f"{table.code}  Val-Des" in row]
             assert "1/1 seated, 2 watching" in rows[at]

@@ -18,6 +18,7 @@ from redis_server import free_port, needs_redis, redis_server  # noqa: F401
 from ssh_clients import OpenSSH, plain
 from test_ssh import Keys, needs_openssh, set_a_shared_table, take_turns
 from test_store_ssh import next_offer, replayed, serve
+from waiting import until
 
 from cantina.dealer import ASKING, OVER, Dealer, Pace, Place
 from cantina.games.table import Move
@@ -45,14 +46,6 @@ def four_seats(seed: int = 9) -> TableSetup:
     """Val-Des for two people and two AIs."""
     seats = (Seat("Ana"), Seat("Bo"), Seat("Cyd", "Expert"), Seat("Dee", "Bold"))
     return TableSetup("valdes", ValDesSettings(seats=4), seats, seed)
-
-
-async def until(check: Callable[[], object], timeout: float = 15.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 def count_thoughts(table: LiveTable) -> list[int]:

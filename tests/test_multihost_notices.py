@@ -11,9 +11,9 @@ import asyncio
 
 from redis_server import needs_redis, redis_server  # noqa: F401
 from test_chat import SIZE, hosted
-from test_chat import until as wait
-from test_multihost import ANA, BO, four_seats, host, stop, until
+from test_multihost import ANA, BO, four_seats, host, stop
 from textual.widgets import Static
+from waiting import until, until_drawn
 
 from cantina.lobby import Player
 from cantina.lobby.hosts import START_WAITS
@@ -174,17 +174,17 @@ async def test_the_waiting_room_says_a_start_is_on_its_way_and_follows_it_once_r
         table = a.create(four_seats(), ANA)
         app = hosted(a, ANA)
         async with app.run_test(size=SIZE) as pilot:
-            await wait(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
             app.push_screen(WaitingScreen(table))
-            await wait(pilot, lambda: isinstance(app.screen, WaitingScreen))
+            await until_drawn(pilot, lambda: isinstance(app.screen, WaitingScreen))
             redis_server.stop()
             await until(lambda: a.notices.told_away, timeout=15)
             await pilot.press("s")
             help_line = app.screen.query_one("#waiting-help", Static)
-            await wait(pilot, lambda: "is starting the table" in str(help_line.render()))
+            await until_drawn(pilot, lambda: "is starting the table" in str(help_line.render()))
             assert table.starting and not table.started
             redis_server.start()
             await until(lambda: table.started, timeout=20)
-            await wait(pilot, lambda: isinstance(app.screen, TableScreen))
+            await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
     finally:
         await stop(a)

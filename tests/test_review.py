@@ -9,8 +9,9 @@ from itertools import takewhile
 import pytest
 from test_campaign_ui import app_for, saved
 from test_cli import cantina, finished_campaign
-from test_table_play import SIZE, app_at, to_the_result, until
+from test_table_play import SIZE, app_at, to_the_result
 from textual.widgets import DataTable, Static
+from waiting import until_drawn
 
 from cantina.ai.player import TableAI
 from cantina.ai.temperament import temperament
@@ -41,7 +42,7 @@ def vigo_table():
 async def to_the_review(pilot, app) -> ReviewScreen:
     await to_the_result(pilot, app)
     await pilot.press("a")
-    await until(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.review)
+    await until_drawn(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.review)
     screen = app.screen
     assert isinstance(screen, ReviewScreen)
     return screen
@@ -65,7 +66,7 @@ async def test_the_review_opens_from_the_result_and_goes_back_to_it():
         assert review.review is not None
         assert shown.splitlines()[2:6] == review_lines(review.review, review.names)[2:6]
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ResultScreen))
 
 
 async def test_a_val_des_review_says_it_is_luck_alone():
@@ -101,7 +102,7 @@ async def test_a_decisions_options_wrap_under_the_first_and_rewrap_on_resize():
         decisions = [line for line in text(review).splitlines() if line.startswith("#")]
         assert len(decisions) == len(review.review.mistakes())
         await pilot.resize_terminal(160, SIZE[1])
-        await until(pilot, lambda: len(options_of_first_costly(text(review))) == 1)
+        await until_drawn(pilot, lambda: len(options_of_first_costly(text(review))) == 1)
         assert options_of_first_costly(text(review))[0].split() == " ".join(narrow).split()
 
 
@@ -146,7 +147,7 @@ async def test_standings_show_skill_and_luck_columns(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         app.push_screen(StandingsScreen(load(path)))
-        await until(
+        await until_drawn(
             pilot, lambda: isinstance(app.screen, StandingsScreen) and app.screen.skill_and_luck
         )
         grid = app.screen.query_one(DataTable)

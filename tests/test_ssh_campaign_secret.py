@@ -15,7 +15,8 @@ import test_ssh_tables
 from campaign_driver import decisions
 from ssh_clients import OpenSSH, plain
 from test_ssh import Keys, needs_openssh, start_host
-from test_ssh_tables import answer, session_of, table_screen, until
+from test_ssh_tables import answer, session_of, table_screen
+from waiting import until
 
 from cantina.campaign.series import Campaign
 from cantina.campaign.store import Store, load

@@ -7,6 +7,7 @@ import asyncio
 from types import SimpleNamespace
 
 from textual import events
+from waiting import until
 
 from cantina.ssh.driver import ChannelDriver
 
@@ -21,14 +22,6 @@ class Keys(ChannelDriver):
     def process_message(self, message) -> None:  # type: ignore[override]
         if isinstance(message, events.Key):
             self.keys.append(message.key)
-
-
-async def until(check, timeout: float = 2.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 async def test_a_lone_escape_just_after_another_key_is_a_key():

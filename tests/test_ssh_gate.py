@@ -30,6 +30,7 @@ from ssh_clients import (
     ssh_options,
 )
 from textual import events
+from waiting import until
 
 from cantina.cli import build_parser
 from cantina.ssh.cli import host_options
@@ -150,15 +151,6 @@ class RawSocket:
     def close(self) -> None:
         self.task.cancel()
         self.writer.close()
-
-
-async def until(condition, timeout: float = 15.0) -> None:
-    """Poll `condition` until it holds, or fail."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "timed out waiting"
-        await asyncio.sleep(0.05)
 
 
 def no_tracebacks(caplog: pytest.LogCaptureFixture) -> None:

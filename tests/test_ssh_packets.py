@@ -9,12 +9,13 @@ import re
 
 import asyncssh
 import pytest
+import test_ssh
 from ssh_clients import OpenSSH, plain
-from test_ssh import Keys, client_key, keys, needs_openssh, start_host
+from test_ssh import Keys, client_key, needs_openssh, start_host
 
 from cantina.ssh.server import CIPHERS, MACS
 
-__all__ = ["keys"]  # the fixture, shared with test_ssh
+keys = test_ssh.keys  # the fixture, as the other SSH test files share it
 
 SYNC_START, SYNC_END = b"\x1b[?2026h", b"\x1b[?2026l"
 ASKED = b"\x1b[?2026$p"

@@ -13,6 +13,7 @@ import test_ssh
 from ssh_clients import OpenSSH, plain
 from test_ssh import Keys, keyless, needs_openssh, set_a_shared_table, start_host
 from textual.widgets import Input, Static
+from waiting import until
 
 from cantina.dealer import ASKING, OVER
 from cantina.games.valdes import ValDesSettings
@@ -35,16 +36,6 @@ ALL_DIGITS = "123456789"
 
 
 # --- looking at the host ----------------------------------------------------------------------
-
-
-async def until(check: Callable[[], object], what: str, timeout: float = 20.0) -> None:
-    """Poll `check` until it is true, or fail after `timeout` seconds saying `what`."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        await asyncio.sleep(0.05)
 
 
 def session_of(host: Host, name: str):

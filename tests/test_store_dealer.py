@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from waiting import until
 
 from cantina.dealer import ASKING, OVER, Dealer, Place, apply_entry
 from cantina.games.table import Action, IllegalAction, Move
@@ -31,14 +31,6 @@ def setup(seed: int = 11, person: bool = True) -> TableSetup:
     first = Seat("Ana") if person else Seat("Abe", "Cautious")
     seats = (first, Seat("Cyd", "Expert"), Seat("Dee", "Bold"))
     return TableSetup("valdes", ValDesSettings(seats=3), seats, seed)
-
-
-async def until(check: Callable[[], object], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.005)
 
 
 class LosesAnAnswer(InProcessStore):

@@ -13,6 +13,7 @@ from textual.geometry import Region
 from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
+from waiting import until_drawn
 
 from cantina.app import CantinaApp
 from cantina.campaign.series import Campaign
@@ -55,17 +56,11 @@ def eight_seats() -> CantinaApp:
     return app_at("vigo", VigoSettings(seats=8, mercy=True), EIGHT, 11)
 
 
-async def until(pilot, ready, limit: int = 600) -> None:
-    for _ in range(limit):
-        await pilot.pause()
-        if ready():
-            return
-    raise AssertionError("it never came")
-
-
 async def to_the_result(pilot, app: CantinaApp) -> None:
     """Stake 1, then hurry and take the first option of whatever else comes."""
-    await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.awaiting_human)
+    await until_drawn(
+        pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.awaiting_human
+    )
     await pilot.press("1")
     for _ in range(600):
         await pilot.pause()
@@ -188,7 +183,7 @@ async def test_the_next_result_is_the_kept_dialog_drawn_as_a_new_one():
         await pilot.pause()
         assert app.screen is kept
         await pilot.press("b")
-        await until(pilot, lambda: not kept.is_attached)
+        await until_drawn(pilot, lambda: not kept.is_attached)
         assert not app.is_screen_installed(kept) and not table.is_attached
 
 
@@ -227,7 +222,7 @@ async def test_a_table_is_styled_once_as_it_opens_and_looks_as_restyled():
     app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
     restyled = restyles(app)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         table = app.screen
         await pilot.pause()
         assert table not in restyled
@@ -255,7 +250,7 @@ async def test_a_games_result_is_styled_once_as_it_opens_and_looks_as_restyled()
     app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
     restyled = restyles(app)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         await to_the_result(pilot, app)
         result = app.screen
         assert isinstance(result, ResultScreen)
@@ -290,7 +285,7 @@ async def test_a_games_result_comes_laid_out_once_with_its_footer_keys(monkeypat
     app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
     laid_out = layouts_of(ResultScreen, app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         await to_the_result(pilot, app)
         for _ in range(5):
             await pilot.pause()
@@ -308,9 +303,9 @@ async def test_a_table_is_not_laid_out_again_by_its_own_resize(monkeypatch):
     app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
     laid_out = layouts_of(TableScreen, app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         table = app.screen
-        await until(pilot, lambda: table.awaiting_human)
+        await until_drawn(pilot, lambda: table.awaiting_human)
         opened = len(laid_out)
         await looks_as_restyled(pilot, table)
         assert opened <= 3, opened
@@ -342,7 +337,7 @@ async def test_a_finished_victim_match_says_so_in_its_header():
     """The header said 'the Supporter picks a target and a die in secret' after the end."""
     app = app_at("victim", VictimSettings(), "Expert,Bold,Cautious", 3)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ResultScreen))
         await pilot.press("escape")
         await pilot.pause()
         table = app.screen
@@ -364,7 +359,7 @@ async def test_the_log_follows_the_game_while_it_is_open():
         assert isinstance(log, HistoryScreen)
         table = app.screen_stack[-2]
         seen = len(log.lines)
-        await until(pilot, lambda: len(log.lines) > seen + 2)
+        await until_drawn(pilot, lambda: len(log.lines) > seen + 2)
         assert log.lines == table.log_widget.lines
         assert log.lines[0].startswith("Seed 5: ")
 
@@ -384,7 +379,7 @@ async def test_leaving_a_game_under_way_asks_first():
     leaves. Once the game is over, Esc on the table leaves without a question."""
     app = eight_seats()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.screen.awaiting_human)
+        await until_drawn(pilot, lambda: app.screen.awaiting_human)
         table = app.screen
         await pilot.press("escape")
         await pilot.pause()
@@ -417,7 +412,7 @@ async def test_a_game_that_is_over_is_left_without_a_question():
 
 def test_snapshot_leave_confirmation(snap_compare):
     async def ask(pilot):
-        await until(pilot, lambda: getattr(pilot.app.screen, "awaiting_human", False))
+        await until_drawn(pilot, lambda: getattr(pilot.app.screen, "awaiting_human", False))
         await pilot.press("escape")
         await pilot.pause()
 
@@ -449,18 +444,18 @@ async def test_esc_on_the_hot_seat_hand_off_asks_and_leaves_with_the_table_cover
     keeps the hand-off; yes leaves the table. Its button says so."""
     app = app_at(*HOT_SEAT)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, HandOffScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, HandOffScreen))
         handoff = app.screen
         assert "press Enter (Esc leaves)" in str(handoff.query_one("#ready", Button).label)
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert app.screen_stack[-2] is handoff, "asked over the hand-off"
         await pilot.press("n")
-        await until(pilot, lambda: app.screen is handoff)
+        await until_drawn(pilot, lambda: app.screen is handoff)
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, MenuScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, MenuScreen))
 
 
 async def test_the_hot_seat_hand_off_tells_the_turn_everyone_saw():
@@ -516,14 +511,14 @@ async def test_a_games_end_swaps_its_footer_keys_in_place_and_every_key_fits():
     `esc Leave` too (with both pairs shown it was cut off). `a` opens the Review."""
     app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         table = app.screen
-        await until(pilot, lambda: table.awaiting_human)
+        await until_drawn(pilot, lambda: table.awaiting_human)
         playing = list(table.query(FooterKey))
         assert [key.key for key in playing][:3] == ["1", "space", "o"]
         await to_the_result(pilot, app)
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen is table)
+        await until_drawn(pilot, lambda: app.screen is table)
         await pilot.pause()
         assert list(table.query(FooterKey)) == playing, "the same keys, none made anew"
         assert [key.key for key in playing][:3] == ["a", "n", "r"]
@@ -532,11 +527,11 @@ async def test_a_games_end_swaps_its_footer_keys_in_place_and_every_key_fits():
             assert words in row, (words, row)
         assert "Choose" not in row and "1-9" not in row, row
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ReviewScreen))
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen is table)
+        await until_drawn(pilot, lambda: app.screen is table)
         await pilot.press("n")
-        await until(pilot, lambda: table.awaiting_human)
+        await until_drawn(pilot, lambda: table.awaiting_human)
         assert list(table.query(FooterKey)) == playing
         assert [key.key for key in playing][:3] == ["1", "space", "o"]
         assert "space Hurry  o Odds" in footer_row(app)
@@ -551,10 +546,10 @@ async def test_help_on_a_result_opens_the_games_rules_as_at_the_table(key):
         await to_the_result(pilot, app)
         result = app.screen
         await pilot.press(key)
-        await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, RulesScreen))
         assert app.screen.game_id == "valdes"
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen is result)
+        await until_drawn(pilot, lambda: app.screen is result)
 
 
 @pytest.mark.parametrize("bell", [True, False])
@@ -588,7 +583,7 @@ async def test_a_persons_turn_after_ai_turns_is_cued(bell: bool):
 async def test_the_table_shows_its_seed_its_variants_and_health_against_the_start():
     app = app_at("victim", VictimSettings(starting_health=4), "you,Expert,Treacherous", 6)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.screen.awaiting_human)
+        await until_drawn(pilot, lambda: app.screen.awaiting_human)
         table = app.screen
         assert table.log_widget.lines[0] == (  # its settings too (the usual seats unsaid)
             "Seed 6: `cantina play victim --seed 6 --starting-health 4` deals these dice again."
@@ -613,7 +608,7 @@ async def test_the_odds_line_is_drawn_whole_at_80_columns():
     its figure at 80 columns ('6: 26%' without 'win')."""
     app = app_at("victim", VictimSettings(), "you,Expert,Treacherous", 11)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.screen.awaiting_human)
+        await until_drawn(pilot, lambda: app.screen.awaiting_human)
         await pilot.press("o")
         await pilot.pause()
         table = app.screen
@@ -664,10 +659,10 @@ async def test_a_refused_join_says_so_in_a_sentence():
     app = hosted(lobby, CAROL)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await until(pilot, lambda: app.screen.picked() is table)
+            await until_drawn(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until_drawn(pilot, lambda: app.screen.picked() is table)
             await pilot.press("enter")
-            await until(pilot, lambda: app._notifications)
+            await until_drawn(pilot, lambda: app._notifications)
             said = [n.message for n in app._notifications]
             assert said == ["That table is already playing; you may watch it."]
     finally:
@@ -687,13 +682,13 @@ async def test_a_guest_leaving_or_quitting_a_shared_table_is_told_their_rejoin_c
     app = hosted(lobby, gus)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
             for key in ("escape", "ctrl+q"):
                 await pilot.press(key)
-                await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+                await until_drawn(pilot, lambda: isinstance(app.screen, ConfirmScreen))
                 assert f"Your rejoin code is {code}:" in app.screen.question
                 await pilot.press("n")
-                await until(pilot, lambda: isinstance(app.screen, TableScreen))
+                await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
     finally:
         lobby.close_all()
 
@@ -748,11 +743,11 @@ async def test_esc_while_a_games_end_is_still_shown_shows_its_result_first():
                     await pilot.press("1")
         assert isinstance(table, TableScreen) and table.end_unseen(), "the end is being shown"
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, ResultScreen))
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen is table)
+        await until_drawn(pilot, lambda: app.screen is table)
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, MenuScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, MenuScreen))
 
 
 async def test_victims_supporter_die_shows_no_kind_while_it_is_the_supporters_secret():
@@ -761,7 +756,7 @@ async def test_victims_supporter_die_shows_no_kind_while_it_is_the_supporters_se
     and again once the next plan is made; once rolled it shows its kind."""
     app = app_at("victim", VictimSettings(), "you,Expert,Treacherous", 6, pace=5)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         table = app.screen  # at the table's pace, nobody has planned yet
         die = table.query_one("#face", FaceDie)
 
@@ -792,7 +787,7 @@ async def test_a_games_result_tints_the_table_behind_it_once(monkeypatch):
     monkeypatch.setattr(BackgroundScreen, "process_segments", classmethod(counted))
     app = app_at("valdes", ValDesSettings(seats=2), "you,Cautious", 3)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         table = app.screen
         composed: list[Region] = []
         drawn = table.render_lines
@@ -835,13 +830,13 @@ async def test_a_spectators_prompt_at_a_games_end_says_what_r_does():
     player, spectator = hosted(lobby, gus), hosted(lobby, CAROL)
     try:
         async with player.run_test(size=SIZE) as playing, spectator.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(spectator.screen, LobbyScreen))
+            await until_drawn(pilot, lambda: isinstance(spectator.screen, LobbyScreen))
             spectator.sit_at(table)
-            await until(pilot, lambda: isinstance(spectator.screen, TableScreen))
+            await until_drawn(pilot, lambda: isinstance(spectator.screen, TableScreen))
             await to_the_result(playing, player)
-            await until(pilot, lambda: isinstance(spectator.screen, ResultScreen))
+            await until_drawn(pilot, lambda: isinstance(spectator.screen, ResultScreen))
             await pilot.press("escape")
-            await until(pilot, lambda: isinstance(spectator.screen, TableScreen))
+            await until_drawn(pilot, lambda: isinstance(spectator.screen, TableScreen))
             prompt = str(spectator.screen.query_one("#prompt").render())
             assert prompt == "The game is over: r shows the result, esc leaves."
     finally:
@@ -877,7 +872,7 @@ async def test_a_campaigns_banks_are_whole_at_80_by_24_alone_and_at_a_shared_tab
         animation_speed=0, pace=0, save_preferences=False, resume=path, save_dir=tmp_path
     )
     async with local.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(local.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(local.screen, TableScreen))
         assert panel_whole(local.screen)
     session = store.open(path)
     lobby = Lobby(pace=Pace(beat=0, roll=0))
@@ -886,7 +881,7 @@ async def test_a_campaigns_banks_are_whole_at_80_by_24_alone_and_at_a_shared_tab
     shared = hosted(lobby, CAROL)
     try:
         async with shared.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(shared.screen, TableScreen))
+            await until_drawn(pilot, lambda: isinstance(shared.screen, TableScreen))
             screen = shared.screen
             assert screen.shared and screen.query_one("#presence").region.height == 1
             assert panel_whole(screen)
@@ -923,18 +918,18 @@ async def test_the_screen_a_seat_was_taken_back_from_watches_at_once():
     table = gus_with_ais(lobby)
     old, carol = hosted(lobby, GUS), hosted(lobby, CAROL)
     async with old.run_test(size=SIZE) as pilot, carol.run_test(size=SIZE) as watching:
-        await until(
+        await until_drawn(
             pilot, lambda: isinstance(old.screen, TableScreen) and old.screen.awaiting_human
         )
         screen = old.screen
         code = lobby.rejoin_code(table, GUS.identity)
         assert code and code in str(screen.query_one("#presence", Line).text)
-        await until(watching, lambda: isinstance(carol.screen, LobbyScreen))
+        await until_drawn(watching, lambda: isinstance(carol.screen, LobbyScreen))
         carol.sit_at(table)
-        await until(watching, lambda: isinstance(carol.screen, TableScreen))
+        await until_drawn(watching, lambda: isinstance(carol.screen, TableScreen))
         lobby.arrived(GUS_AGAIN)
         lobby.rejoin(GUS_AGAIN, code)
-        await until(pilot, lambda: not screen.place.player)
+        await until_drawn(pilot, lambda: not screen.place.player)
         await pilot.pause()
         assert code not in str(screen.query_one("#presence", Line).text)
         assert not screen.awaiting_human
@@ -961,7 +956,7 @@ async def test_the_screen_a_seat_was_taken_back_from_watches_at_once():
 
 
 async def until_result(pilot, app) -> ResultScreen:
-    await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+    await until_drawn(pilot, lambda: isinstance(app.screen, ResultScreen))
     assert isinstance(app.screen, ResultScreen)
     return app.screen
 
@@ -985,7 +980,7 @@ async def test_a_result_on_show_when_the_seat_is_taken_back_offers_no_next_game(
         assert code
         lobby.arrived(GUS_AGAIN)
         lobby.rejoin(GUS_AGAIN, code)
-        await until(pilot, lambda: not result.query_one("#again").display)
+        await until_drawn(pilot, lambda: not result.query_one("#again").display)
         await pilot.press("n")
         await pilot.pause()
         assert old.screen is result and table.live.number == 1
@@ -1003,14 +998,14 @@ async def test_a_table_screen_taken_down_as_it_is_put_up_ends_quietly():
     follows nothing, and the app goes on, not ended by an error (NoMatches: '#log')."""
     app = app_at("valdes", ValDesSettings(seats=2), "you,Expert", 3)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await until_drawn(pilot, lambda: isinstance(app.screen, TableScreen))
         first = app.screen
         for _ in range(3):
             app.open_table(first.table.setup)
             app.pop_screen()
             await pilot.pause()
         assert app.screen is first and app.return_code is None
-        await until(pilot, lambda: first.awaiting_human)
+        await until_drawn(pilot, lambda: first.awaiting_human)
         moves = len(first.table.moves)
         await pilot.press("1")  # the table under them plays on
-        await until(pilot, lambda: len(first.table.moves) > moves)
+        await until_drawn(pilot, lambda: len(first.table.moves) > moves)

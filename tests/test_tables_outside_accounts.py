@@ -16,6 +16,7 @@ import test_ssh
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
 from ssh_clients import OpenSSH
 from test_ssh import needs_openssh, set_a_shared_table, start_host, take_turns
+from waiting import until
 
 from cantina.dealer import ASKING, Dealer, Place
 from cantina.games.valdes import ValDesSettings
@@ -46,14 +47,6 @@ async def metered() -> AsyncIterator[None]:
     WorkMeter.install(loop)
     yield
     WorkMeter.uninstall(loop)
-
-
-async def until(check: Callable[[], object], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 async def as_session(budget: WorkBudget, work: Callable[[], Any]) -> Any:
