@@ -415,6 +415,10 @@ class Step:
     games: int
     split: str = ""
     """Sessions each host process took (with several)."""
+    disk_waits: int = 0
+    """Times in the timed seconds Redis found its append-only file's fsync still under way
+    2 s on (INFO's aof_delayed_fsync): the disk was slow then, and Redis's writes waited
+    on it, whatever the host did."""
     steal: str = ""
     """The share of the machine's CPU the hypervisor took in the timed seconds: a step
     with some ran slower for it, whatever the host did (the run's one figure of steal,
@@ -432,6 +436,7 @@ class Redis:
         server = shutil.which("redis-server")
         if server is None:
             raise SystemExit("bench: redis-server is not installed")
+        self.cli = shutil.which("redis-cli") or "redis-cli"
         self.port = free_port()
         self.process = subprocess.Popen(
             [server, "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(folder),
@@ -451,6 +456,16 @@ class Redis:
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
+
+    def disk_waits(self) -> int:
+        """Times so far its append-only file's fsync was still under way a write later
+        (INFO persistence: aof_delayed_fsync), read with redis-cli, outside the host."""
+        said = subprocess.run(
+            [self.cli, "-p", str(self.port), "info", "persistence"],
+            capture_output=True, text=True, timeout=10,
+        ).stdout  # fmt: skip
+        found = re.search(r"aof_delayed_fsync:(\d+)", said)
+        return int(found.group(1)) if found else 0
 
     def stop(self) -> None:
         self.process.terminate()
@@ -606,6 +621,7 @@ async def configuration(
                     os.kill(host.process.pid, signal.SIGUSR1)
                 start, cpu, own = time.perf_counter(), host.cpu(), time.process_time()
                 kept = cpu_seconds(redis.process.pid) if redis else 0.0
+                waits = redis.disk_waits() if redis else 0
                 ticks = bench_store.cpu_ticks()
                 await asyncio.sleep(seconds)
                 steal = bench_store.stolen(ticks)
@@ -613,6 +629,7 @@ async def configuration(
                 cpu = (host.cpu() - cpu) / (end - start)
                 own = (time.process_time() - own) / (end - start)
                 kept = (cpu_seconds(redis.process.pid) - kept if redis else 0.0) / (end - start)
+                waits = redis.disk_waits() - waits if redis else 0
                 times = [t for s in seats for sent, t in s.player.times if start <= sent < end]
                 failed = len(new) - len(joined) + sum(1 for s in seats if s.failed)
                 step = Step(
@@ -628,6 +645,7 @@ async def configuration(
                     games=sum(s.player.games for s in seats),
                     split=host.split() if workers > 1 else "",
                     steal=steal,
+                    disk_waits=waits,
                 )
                 steps.append(step)
                 print(
@@ -635,6 +653,7 @@ async def configuration(
                     f"p95 {step.p95 * 1000:6.1f} ms, max {step.worst * 1000:5.0f} ms, "
                     f"CPU host {step.host_cpu:4.2f} clients {step.client_cpu:4.2f}"
                     f"{f' Redis {step.redis_cpu:4.2f}' if redis else ''}, {step.steal}, "
+                    f"{f'Redis waited on the disk {waits} times, ' if waits else ''}"
                     f"{f'by worker {step.split}, ' if step.split else ''}"
                     f"{step.games} games over so far, "
                     f"{step.failed} sessions failed {'' if step.held else '<- over the goal'}",
