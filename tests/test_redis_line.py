@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import time
 
 import pytest
 from redis_server import RedisServer, needs_redis
@@ -139,6 +140,61 @@ async def test_after_redis_came_back_the_pools_first_calls_go_through(tmp_path):
             assert await store.codes() == {"ABCD"}
         assert await store.lobby_id() != "0-0"
         assert heard == [False, True] and store.available
+    finally:
+        await store.close()
+        server.stop()
+
+
+async def test_calls_made_while_the_idle_connections_close_go_through(tmp_path):
+    """Redis answers again after it was out of reach: the store closes the pool's idle
+    connections (`_fresh_pool`) while other calls go on. Each of those is handed a new
+    connection, not one that is closing: none fails with "Connection lost", and the host
+    is not told "out of reach" again just after "back"."""
+    server = RedisServer(tmp_path)
+    server.start()
+    store = RedisStore.from_url(server.url)
+    heard: list[bool] = []
+    store.on_status(heard.append)
+    try:
+        await store.ping()
+        await opened(store, "ABCD")
+        for _ in range(3):
+            await asyncio.gather(*(store.codes() for _ in range(6)))  # idle in the pool
+            answers = await asyncio.gather(
+                store._fresh_pool(), *(store.codes() for _ in range(6)), return_exceptions=True
+            )
+            assert answers[1:] == [{"ABCD"}] * 6
+        assert heard == []
+    finally:
+        await store.close()
+        server.stop()
+
+
+async def test_a_host_held_up_past_the_limit_does_not_take_redis_for_gone(tmp_path):
+    """The host's loop is held up (a collection of its whole heap takes seconds) while a
+    call waits: Redis answered meanwhile, and the call's limit passed. The answer is
+    taken: the call goes through and the host is not told Redis is out of reach. A Redis
+    that does not answer is still found out (the test above: stopped by a signal)."""
+    server = RedisServer(tmp_path)
+    server.start()
+    store = RedisStore.from_url(server.url, timeout=0.3)
+    heard: list[bool] = []
+    store.on_status(heard.append)
+    try:
+        await store.ping()
+        lobby = await store.lobby_id()
+        loop = asyncio.get_running_loop()
+        for _ in range(3):
+            # Redis answers an XREAD that waits 0.1 s for news; the loop stands still from
+            # 0.02 s to 0.82 s, past the call's limit (0.1 + 0.3 s)
+            loop.call_later(0.02, time.sleep, 0.8)
+            changes = await store.follow(lobby, {}, 100)
+            assert changes.lobby_id == lobby and not changes.tables
+        journal = await opened(store, "ABCD")
+        made = entry()
+        loop.call_soon(time.sleep, 0.8)  # and a decision's append, held up as it is sent
+        assert await journal.record(made) == ([made], True)
+        assert heard == [] and store.available
     finally:
         await store.close()
         server.stop()

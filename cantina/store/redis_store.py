@@ -55,6 +55,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from cantina.store.memory import StatusListener, StoreAway, stop_if_cancelled
+from cantina.store.patience import patient_timeout
 from cantina.store.records import (
     Entry,
     SeatedRecord,
@@ -64,6 +65,7 @@ from cantina.store.records import (
     decode_record,
     encode,
 )
+from cantina.store.redis_compat import take_idle
 from cantina.tasks import detached
 
 log = logging.getLogger("cantina.store")
@@ -314,13 +316,15 @@ AWAY_ERRORS = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError
 class Line:
     """The store's own connection to Redis for one script at a time (a decision's append
     above all), beside the client's pool. Through the pool, redis-py takes a connection
-    and checks it, then gives it back, at every command, and with a socket timeout set it
-    runs each write as a task of its own under `asyncio.wait_for`: two turns of the event
-    loop more. A profile of `Journal.record` on a quiet 2-core VM (medians): 0.30 ms, of it
-    0.08 ms the write's task and 0.03 ms the pool; through this connection, 0.18 ms (0.07
-    ms of it the socket's send); a bare asyncio socket sending the same EVALSHA, 0.14 ms.
-    This connection has no socket timeout: one timeout guards the whole call. A call that
-    finds it busy (another table's decision waits on it) goes through the pool instead,
+    and checks it, then gives it back, at every command, and with a socket timeout set (as
+    the pool had one, before the store's limit took its place) it runs each write as a
+    task of its own under `asyncio.wait_for`: two turns of the event loop more. A profile
+    of `Journal.record` on a quiet 2-core VM (medians): 0.30 ms, of it 0.08 ms the write's
+    task and 0.03 ms the pool; through this connection, 0.18 ms (0.07 ms of it the
+    socket's send); a bare asyncio socket sending the same EVALSHA, 0.14 ms. No socket
+    timeout here or in the pool now: the store's one limit guards each whole call
+    (`RedisStore._call`, patient with the host's own stalls). A call that finds this
+    connection busy (another table's decision waits on it) goes through the pool instead,
     not after it.
 
     It is redis-py's own connection (its packing, parsing, handshake, errors): made from
@@ -333,25 +337,22 @@ class Line:
     def __init__(self, client: aioredis.Redis) -> None:
         pool = client.connection_pool
         settings = dict(pool.connection_kwargs)
-        self.timeout: float | None = settings.get("socket_timeout")
-        """Seconds a call may take, the client's socket timeout (None: no limit)."""
         settings["socket_timeout"] = None
         self.connection = pool.connection_class(**settings)
         self.busy = False
 
-    async def call(self, *args: Any, blocks: float = 0.0) -> Any:
+    async def call(self, *args: Any) -> Any:
         """Send one command (EVALSHA, say): its answer (redis-py's errors as they come:
-        NoScriptError, ConnectionError, and TimeoutError past `timeout`, the connection
-        then closed, so its late answer is never read as the next call's). A command
-        that `blocks` (an XREAD's BLOCK, in seconds) has `timeout` after it."""
+        NoScriptError, ConnectionError). Cut short (cancelled: the caller's time limit),
+        redis-py closes the connection, so a late answer is never read as the next
+        call's."""
         line = self.connection
         self.busy = True
         try:
-            async with asyncio.timeout(None if self.timeout is None else self.timeout + blocks):
-                if line.is_connected and await _closed_or_dirty(line):
-                    await line.disconnect()
-                await line.send_packed_command(line.pack_command(*args), check_health=False)
-                return await line.read_response()
+            if line.is_connected and await _closed_or_dirty(line):
+                await line.disconnect()
+            await line.send_packed_command(line.pack_command(*args), check_health=False)
+            return await line.read_response()
         finally:
             self.busy = False
 
@@ -390,9 +391,14 @@ class RedisStore:
 
     durable = True
 
-    def __init__(self, client: aioredis.Redis, *, prefix: str = "cantina:") -> None:
+    def __init__(
+        self, client: aioredis.Redis, *, prefix: str = "cantina:", timeout: float | None = 2.0
+    ) -> None:
         self.client = client
         self.prefix = prefix
+        self.timeout = timeout
+        """Seconds a call may take (None: no limit), counted patiently (`patient_timeout`):
+        the client has no socket timeout of its own."""
         self.available = True
         self._reached = False
         self._listeners: list[StatusListener] = []
@@ -454,12 +460,12 @@ class RedisStore:
             client = aioredis.Redis.from_url(
                 url,
                 socket_connect_timeout=timeout,
-                socket_timeout=timeout,
+                socket_timeout=None,  # each call's limit is the store's (`_call`)
                 retry=Retry(NoBackoff(), 0),
             )
         except (ValueError, RedisError) as err:
             raise ValueError(f"--store: the address cannot be read ({err})") from None
-        return cls(client)
+        return cls(client, timeout=timeout)
 
     # --- keys ------------------------------------------------------------------------------
 
@@ -520,9 +526,14 @@ class RedisStore:
                 except Exception:
                     log.exception("a store listener failed")
 
-    async def _call(self, call: Awaitable[T]) -> T:
+    async def _call(self, call: Awaitable[T], blocks: float = 0.0) -> T:
+        """`call`'s answer, within the store's time limit (plus `blocks`, the seconds an
+        XREAD's BLOCK may wait); StoreAway if Redis cannot be reached or does not answer,
+        said to the listeners, as Redis answering again is."""
+        limit = None if self.timeout is None else self.timeout + blocks
         try:
-            result = await call
+            async with patient_timeout(limit):
+                result = await call
         except AWAY_ERRORS as err:
             self._status(False, err)
             raise StoreAway(str(err) or type(err).__name__) from None
@@ -544,17 +555,21 @@ class RedisStore:
         made before it went (if it was started again, closed at its end), are dropped, so
         the next calls connect afresh. redis-py 8.1's pool does not check a connection as
         it hands it out while it awaits maintenance notices, its default (redis-py #4252,
-        #4260): each would fail once, and the host flap "out of reach", "back"."""
-        with contextlib.suppress(*AWAY_ERRORS):
-            await self.client.connection_pool.disconnect(inuse_connections=False)
+        #4260): each would fail once, and the host flap "out of reach", "back". They are
+        taken out of the pool first, all at once (`take_idle`), and closed after: none is
+        handed to a call as it closes."""
+        for connection in take_idle(self.client.connection_pool):
+            with contextlib.suppress(*AWAY_ERRORS):
+                await connection.disconnect()
 
     async def ping(self) -> None:
         """Reach Redis once (StoreAway if it cannot be; StoreRefused if it answers with an
         error, as for a DB it does not have): a host checks as it starts. Its scripts are
         loaded at once too, so no decision pays the round trip of loading one."""
         try:
-            await self.client.ping()
-            await self._load_scripts()
+            async with patient_timeout(self.timeout):
+                await self.client.ping()
+                await self._load_scripts()
         except AuthenticationError as err:
             if "HELLO must be called" in str(err):  # no password given (RESP3's words)
                 why = "it wants a password: redis://:PASSWORD@HOST:PORT/DB"
@@ -897,15 +912,15 @@ class RedisStore:
         """Wait (up to `block_ms`) for the lobby to change after `lobby_id`, a table of
         `logs` (code: the version this host is at) to log a decision, or a room of `chat`
         (room: the ID read up to) to hear a line (StoreAway). Through a connection of
-        its own (`reader`), whose timeout counts from the end of the block: through the
-        client, a host whose loop was busy for more than the second left of it after a
-        block that came back empty (a crowd logging in at once) took Redis for gone."""
+        its own (`reader`), its limit the block and the store's limit after it: a host
+        whose loop was busy for more than the second left of it after a block that came
+        back empty (a crowd logging in at once) took Redis for gone."""
         streams: dict[Any, Any] = {self.lobby_key: lobby_id}
         streams |= {self.log_key(code): f"0-{version}" for code, version in logs.items()}
         rooms = {self.chat_key(room): room for room in chat or {}}
         streams |= {key: (chat or {})[room] for key, room in rooms.items()}
         read = ["XREAD", "BLOCK", block_ms, "STREAMS", *streams, *streams.values()]
-        answer = await self._call(self.reader.call(*read, blocks=block_ms / 1000))
+        answer = await self._call(self.reader.call(*read), blocks=block_ms / 1000)
         changes = Changes(lobby_id, set(), {}, {})
         by_key = {self.log_key(code): code for code in logs}
         for key, items in _streams_read(answer):
