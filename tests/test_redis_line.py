@@ -10,6 +10,8 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from redis_server import RedisServer, needs_redis
@@ -25,6 +27,24 @@ pytestmark = needs_redis
 
 def entry(action: str = "val") -> Entry:
     return move_entry(Move(1, action), None)
+
+
+@contextlib.asynccontextmanager
+async def a_store(
+    tmp_path: Path, timeout: float = 2.0
+) -> AsyncIterator[tuple[RedisServer, RedisStore, list[bool]]]:
+    """A redis-server of the test's own, a store on it, and what the store tells its
+    listeners (False: Redis out of reach; True: it answers again)."""
+    server = RedisServer(tmp_path)
+    server.start()
+    store = RedisStore.from_url(server.url, timeout=timeout)
+    heard: list[bool] = []
+    store.on_status(heard.append)
+    try:
+        yield server, store, heard
+    finally:
+        await store.close()
+        server.stop()
 
 
 async def test_a_decision_after_redis_started_again_goes_through_at_once(tmp_path):
@@ -119,12 +139,7 @@ async def test_after_redis_came_back_the_pools_first_calls_go_through(tmp_path):
     drops the pool's idle connections from before, so the pool's next calls connect
     afresh and go through, each at once: the host is not told "out of reach", then
     "back", once for each of them."""
-    server = RedisServer(tmp_path)
-    server.start()
-    store = RedisStore.from_url(server.url)
-    heard: list[bool] = []
-    store.on_status(heard.append)
-    try:
+    async with a_store(tmp_path) as (server, store, heard):
         await store.ping()
         journal = await opened(store, "ABCD")
         await asyncio.gather(*(store.codes() for _ in range(4)))  # idle in the pool now
@@ -140,9 +155,6 @@ async def test_after_redis_came_back_the_pools_first_calls_go_through(tmp_path):
             assert await store.codes() == {"ABCD"}
         assert await store.lobby_id() != "0-0"
         assert heard == [False, True] and store.available
-    finally:
-        await store.close()
-        server.stop()
 
 
 async def test_calls_made_while_the_idle_connections_close_go_through(tmp_path):
@@ -150,12 +162,7 @@ async def test_calls_made_while_the_idle_connections_close_go_through(tmp_path):
     connections (`_fresh_pool`) while other calls go on. Each of those is handed a new
     connection, not one that is closing: none fails with "Connection lost", and the host
     is not told "out of reach" again just after "back"."""
-    server = RedisServer(tmp_path)
-    server.start()
-    store = RedisStore.from_url(server.url)
-    heard: list[bool] = []
-    store.on_status(heard.append)
-    try:
+    async with a_store(tmp_path) as (_, store, heard):
         await store.ping()
         await opened(store, "ABCD")
         for _ in range(3):
@@ -165,9 +172,6 @@ async def test_calls_made_while_the_idle_connections_close_go_through(tmp_path):
             )
             assert answers[1:] == [{"ABCD"}] * 6
         assert heard == []
-    finally:
-        await store.close()
-        server.stop()
 
 
 async def test_a_host_held_up_past_the_limit_does_not_take_redis_for_gone(tmp_path):
@@ -175,12 +179,7 @@ async def test_a_host_held_up_past_the_limit_does_not_take_redis_for_gone(tmp_pa
     call waits: Redis answered meanwhile, and the call's limit passed. The answer is
     taken: the call goes through and the host is not told Redis is out of reach. A Redis
     that does not answer is still found out (the test above: stopped by a signal)."""
-    server = RedisServer(tmp_path)
-    server.start()
-    store = RedisStore.from_url(server.url, timeout=0.3)
-    heard: list[bool] = []
-    store.on_status(heard.append)
-    try:
+    async with a_store(tmp_path, timeout=0.3) as (_, store, heard):
         await store.ping()
         lobby = await store.lobby_id()
         loop = asyncio.get_running_loop()
@@ -195,6 +194,3 @@ async def test_a_host_held_up_past_the_limit_does_not_take_redis_for_gone(tmp_pa
         loop.call_soon(time.sleep, 0.8)  # and a decision's append, held up as it is sent
         assert await journal.record(made) == ([made], True)
         assert heard == [] and store.available
-    finally:
-        await store.close()
-        server.stop()
