@@ -2,10 +2,11 @@
 
 A host's whole heap, collected at once, held its loop for 1.9 s (96 sessions playing:
 benchmarks/bench_ssh.py --playing with BENCH_STEPS), and other long steps hold it too. A
-call to Redis made just before such a stall had its answer waiting on the socket when the
-loop came back, but its time limit (2 s) had passed meanwhile: the limit's timer and the
-socket's answer were ready at once, and asyncio ran the timer first. The call failed, the
-host told every player Redis was out of reach, and every table's decisions waited for it.
+call to Redis made just before such a stall finds its answer waiting on the socket when
+the loop comes back, but its time limit (2 s) has passed meanwhile: the limit's timer and
+the socket's answer are ready at once, and asyncio runs the timer first. Under
+`asyncio.timeout` the call failed (tests/test_redis_line.py holds a loop up so), the host
+told every player Redis was out of reach, and every table's decisions waited for it.
 
 So a call is cut short only when Redis has had its time: when the limit comes due late
 (the loop was held up), the call is given the whole limit once more from then; when it
