@@ -11,13 +11,14 @@ import asyncio
 import os
 import signal
 import sys
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 import redis
+import waiting
 from redis_server import needs_redis, redis_server  # noqa: F401
-from waiting import until
 
 from cantina.campaign.errors import explain
 from cantina.campaign.store import OpenCampaign, encode
@@ -25,6 +26,8 @@ from cantina.store.campaigns import RETRY, CampaignKeeper, RedisCampaigns
 
 sys.path.insert(0, str(Path(__file__).parent))
 from campaign_driver import decisions, drive, new_campaign
+
+until = partial(waiting.until, timeout=5.0)  # its limit here, as before
 
 pytestmark = needs_redis
 

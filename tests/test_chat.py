@@ -7,17 +7,18 @@ from __future__ import annotations
 import asyncio
 import unicodedata
 from collections.abc import Callable
+from functools import partial
 
 import asyncssh
 import pytest
 import test_ssh
+import waiting
 from ssh_clients import OpenSSH, connect
 from test_no_color import is_grey, picture
 from test_ssh import Keys, set_a_shared_table, start_host
 from test_ssh_tables import guest
 from textual import events
 from textual.widgets import OptionList
-from waiting import until_drawn
 
 import cantina.chat
 from cantina.app import CantinaApp
@@ -54,6 +55,8 @@ from screens.chat import (
 )
 from screens.result import ResultScreen
 from screens.table import TableScreen
+
+until_drawn = partial(waiting.until_drawn, limit=400)  # its limit here, as before
 
 ALICE = Player("SHA256:alicekey0001", "alice")
 BOB = Player("SHA256:bobkey000002", "bob")

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+from functools import partial
 from typing import Any
 
 import msgspec
+import waiting
 from redis_server import needs_redis, redis_server  # noqa: F401
 from test_multihost import ANA, host, stop
-from waiting import until
 
 from cantina.dealer import ASKING, OVER, Place
 from cantina.games.table import Move
@@ -23,6 +24,8 @@ from cantina.seating import Seat, TableSetup
 from cantina.store.memory import Journal
 from cantina.store.records import SeatedRecord, TableRecord, encode_setup, move_entry
 from cantina.store.redis_store import RedisStore
+
+until = partial(waiting.until, timeout=15.0)  # its limit here, as before
 
 pytestmark = needs_redis
 

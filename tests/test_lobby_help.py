@@ -3,12 +3,14 @@ back room opens leads back to it."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
+import waiting
 from test_chat import ALICE, BOB, INSTANT, NoTerminal, hosted
 from test_no_color import picture
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Input, OptionList, Select, Static
-from waiting import until_drawn
 
 from cantina.app import CantinaApp
 from cantina.games.valdes import ValDesSettings
@@ -24,6 +26,8 @@ from screens.lobby_help import LOBBY_HELP, LobbyHelpScreen
 from screens.menu import MenuScreen
 from screens.rules import RulesScreen
 from screens.setup import HUMAN, SetupScreen
+
+until_drawn = partial(waiting.until_drawn, limit=400)  # its limit here, as before
 
 
 @pytest.fixture(autouse=True)

@@ -10,15 +10,16 @@ import random
 import re
 import time
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 import redis
 import test_ssh
+import waiting
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
 from ssh_clients import OpenSSH, plain
 from test_ssh import Keys, needs_openssh, set_a_shared_table, take_turns
 from test_store_ssh import next_offer, replayed, serve
-from waiting import until
 
 from cantina.dealer import ASKING, OVER, Dealer, Pace, Place
 from cantina.games.table import Move
@@ -33,6 +34,8 @@ from cantina.lobby.table import MAX_TABLES, record_of
 from cantina.seating import Seat, TableSetup
 from cantina.store.records import Entry, decode_record, move_entry
 from cantina.store.redis_store import HERE_MS, RedisStore, Said
+
+until = partial(waiting.until, timeout=15.0)  # its limit here, as before
 
 pytestmark = needs_redis
 

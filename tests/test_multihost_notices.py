@@ -8,12 +8,13 @@ connection that had it still follows the table is told there."""
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
+import waiting
 from redis_server import needs_redis, redis_server  # noqa: F401
 from test_chat import SIZE, hosted
 from test_multihost import ANA, BO, four_seats, host, stop
 from textual.widgets import Static
-from waiting import until, until_drawn
 
 from cantina.lobby import Player
 from cantina.lobby.hosts import START_WAITS
@@ -22,6 +23,9 @@ from cantina.lobby.presence import BEAT
 from cantina.lobby.table import SEAT_TAKEN_BACK
 from screens.backroom import LobbyScreen, WaitingScreen
 from screens.table import TableScreen
+
+until = partial(waiting.until, timeout=15.0)  # its limit here, as before
+until_drawn = partial(waiting.until_drawn, limit=400)  # its limit here, as before
 
 pytestmark = needs_redis
 

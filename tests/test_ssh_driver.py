@@ -4,12 +4,15 @@ and what it writes to the channel, and when."""
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from types import SimpleNamespace
 
+import waiting
 from textual import events
-from waiting import until
 
 from cantina.ssh.driver import ChannelDriver
+
+until = partial(waiting.until, timeout=2.0)  # its limit here, as before
 
 
 class Keys(ChannelDriver):

@@ -17,10 +17,12 @@ import os
 import re
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import asyncssh
 import pytest
+import waiting
 from ssh_clients import (
     HAVE_OPENSSH,
     OpenSSH,
@@ -30,7 +32,6 @@ from ssh_clients import (
     ssh_options,
 )
 from textual import events
-from waiting import until
 
 from cantina.cli import build_parser
 from cantina.ssh.cli import host_options
@@ -40,6 +41,8 @@ from cantina.ssh.limits import UNREADABLE, Limits, Startups, Strikes, early_drop
 from cantina.ssh.serve import settings_line
 from cantina.ssh.server import SILENT_MAKES_WAY, Host, HostOptions
 from screens.textual_compat import UncachedXTermParser, UnreadableInput
+
+until = partial(waiting.until, timeout=15.0)  # its limit here, as before
 
 needs_openssh = pytest.mark.skipif(not HAVE_OPENSSH, reason="OpenSSH client not installed")
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+from functools import partial
 from typing import Any
 
 import pytest
-from waiting import until
+import waiting
 
 from cantina.dealer import ASKING, OVER, Dealer, Place, apply_entry
 from cantina.games.table import Action, IllegalAction, Move
@@ -23,6 +24,8 @@ from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup
 from cantina.store.memory import InProcessStore, Journal, StoreAway, TableLost
 from cantina.store.records import Entry, move_entry
+
+until = partial(waiting.until, timeout=10.0)  # its limit here, as before
 
 FAST = Pace(beat=0, roll=0)
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextvars import Context, copy_context
+from functools import partial
 from typing import Any
 
 import pytest
 import test_ssh
+import waiting
 from redis_server import free_port, needs_redis, redis_server  # noqa: F401
 from ssh_clients import OpenSSH
 from test_ssh import needs_openssh, set_a_shared_table, start_host, take_turns
-from waiting import until
 
 from cantina.dealer import ASKING, Dealer, Place
 from cantina.games.valdes import ValDesSettings
@@ -25,6 +26,8 @@ from cantina.pace import Pace
 from cantina.seating import Seat, TableSetup
 from cantina.ssh.budget import DEEP_DEBT, OWNER, Bucket, WorkBudget, WorkMeter
 from cantina.store.redis_store import RedisStore
+
+until = partial(waiting.until, timeout=10.0)  # its limit here, as before
 
 keys = test_ssh.keys
 own_config = test_ssh.own_config
