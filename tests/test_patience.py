@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from cantina.store.patience import LATE, patient_timeout
+from cantina.store.patience import BUSY, LATE, patient_timeout
 
 
 async def test_a_call_without_an_answer_ends_at_its_limit():
@@ -42,6 +42,65 @@ async def test_a_stall_gives_a_call_without_an_answer_one_more_limit_not_more():
         async with patient_timeout(0.15):
             await asyncio.sleep(5)
     assert 0.55 + 0.15 <= loop.time() - start < 0.9 + LATE
+
+
+def keep_busy(loop: asyncio.AbstractEventLoop, until: float) -> None:
+    """Work the loop's thread in short turns (10 ms of processor time each, none of them
+    late by `LATE`) until the loop's clock reads `until`: a crowd arriving."""
+    end = time.thread_time() + 0.01
+    while time.thread_time() < end:
+        pass
+    if loop.time() < until:
+        loop.call_soon(keep_busy, loop, until)
+
+
+async def test_an_answer_that_came_while_the_loop_was_busy_all_along_is_taken():
+    """The answer comes at 0.25 s, past the limit (0.2 s), while the loop was at work all
+    the time in short turns: the host, not Redis, was slow. asyncio's timeout fails."""
+    loop = asyncio.get_running_loop()
+    keep_busy(loop, loop.time() + 0.35)
+    async with patient_timeout(0.2):
+        await asyncio.sleep(0.25)
+    await asyncio.sleep(0.2)  # the loop at rest again
+    keep_busy(loop, loop.time() + 0.35)
+    with pytest.raises(TimeoutError):  # what the store did before
+        async with asyncio.timeout(0.2):
+            await asyncio.sleep(0.25)
+
+
+async def test_a_busy_loop_gives_a_call_without_an_answer_one_more_limit_not_more():
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    keep_busy(loop, start + 1.0)
+    with pytest.raises(TimeoutError):
+        async with patient_timeout(0.15):
+            await asyncio.sleep(5)
+    assert 0.3 <= loop.time() - start < 0.3 + LATE
+    while loop.time() < start + 1.0:  # the rest of the busy spell
+        await asyncio.sleep(0.05)
+
+
+async def test_a_loop_with_time_to_spare_gives_no_more_time():
+    """Work in a part of the limit under `BUSY` (here 10 ms turns every 50 ms) is no
+    reason for more time."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+
+    def some_work() -> None:
+        end = time.thread_time() + 0.01
+        while time.thread_time() < end:
+            pass
+        if loop.time() < start + 0.5:
+            loop.call_later(0.05, some_work)
+
+    some_work()
+    assert BUSY > 0.01 / 0.06  # its work: 10 ms in each 60
+    with pytest.raises(TimeoutError):
+        async with patient_timeout(0.2):
+            await asyncio.sleep(5)
+    assert 0.2 <= loop.time() - start < 0.2 + LATE
+    while loop.time() < start + 0.5:
+        await asyncio.sleep(0.05)
 
 
 async def test_no_limit():
