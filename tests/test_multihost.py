@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable
 from functools import partial
+from itertools import pairwise
 
 import pytest
 import redis
@@ -27,7 +28,7 @@ from cantina.games.valdes import ValDesSettings
 from cantina.live import LiveTable
 from cantina.lobby import Lobby, Player, SharedTable
 from cantina.lobby.code_pool import CODE_POOL
-from cantina.lobby.hosts import CODE_TAKEN, LEASE_DEFER, START_AGAIN, START_TRIES
+from cantina.lobby.hosts import CODE_TAKEN, FOLLOW_GAP, LEASE_DEFER, START_AGAIN, START_TRIES
 from cantina.lobby.notices import STORE_AWAY, STORE_BACK
 from cantina.lobby.presence import BEAT
 from cantina.lobby.table import MAX_TABLES, record_of
@@ -777,6 +778,44 @@ async def test_a_host_whose_loop_is_busy_while_it_waits_on_redis_does_not_take_i
         await asyncio.sleep(2.5)  # past the read's end, and the next one's
         assert len(reads) >= 3 and gone == [] and store.available
     finally:
+        await stop(a)
+
+
+async def test_a_host_reads_the_streams_no_oftener_than_its_gap_and_misses_nothing(
+    redis_server,  # noqa: F811
+):
+    """Another host says 40 lines in the lobby, one every 3 ms: each would wake the
+    host's blocking read at once, a read over every table's log and room each time.
+    The host reads no sooner than `FOLLOW_GAP` after its last read, so one read takes
+    several lines, and it hears every line, in order."""
+    a = await host(redis_server.url)
+    other = RedisStore.from_url(redis_server.url)
+    try:
+        store = a.shared
+        assert store is not None
+        loop = asyncio.get_running_loop()
+        reads: list[float] = []
+        follow = store.follow
+
+        async def noted(*args, **kwargs):
+            reads.append(loop.time())
+            return await follow(*args, **kwargs)
+
+        store.follow = noted  # type: ignore[method-assign]
+        heard: list[str] = []
+        a.chat.listen(lambda line: heard.append(line.plain()))
+        await until(lambda: len(reads) >= 1)
+        first = len(reads)
+        for i in range(40):
+            await other.say("", Said("elsewhere", f"key:e{i}", "Eve", f"line {i}"))
+            await asyncio.sleep(0.003)
+        await until(lambda: len(heard) == 40)
+        assert heard == [f"Eve: line {i}" for i in range(40)]
+        gaps = [later - earlier for earlier, later in pairwise(reads[first - 1 :])]
+        assert min(gaps) >= FOLLOW_GAP * 0.95
+        assert len(reads) - first < 40
+    finally:
+        await other.close()
         await stop(a)
 
 

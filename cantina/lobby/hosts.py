@@ -74,6 +74,12 @@ before the starter is asked to press s again."""
 FOLLOW_BLOCK_MS = 1000
 """How long one blocking read of the streams waits before it looks again (well under the
 client's socket timeout)."""
+FOLLOW_GAP = 0.02
+"""Seconds at least from one read of the streams to the next: at 96 tables on one host
+every decision logged woke the read at once, a hundred times a second, each time over
+every table's log and room (5.5% of the host's work in a profile of benchmarks/bench_ssh.py
+--playing); waiting out the gap, one read takes what came meanwhile together. Another
+host's move shows here at most this much later, and only while moves come that fast."""
 PEOPLE = "lobby"
 """The presence room (beside each table's, under `RedisStore.here_key`) of everyone
 connected to any host of a shared lobby: not a table's code (those are upper-case)."""
@@ -399,9 +405,15 @@ class ManyHosts:
         catches up from the version its dealer stands at (`_catch_up`): nothing is
         missed, and what went by unread is applied at once, not shown step by step."""
         away = False
+        loop = asyncio.get_running_loop()
+        read_at = -FOLLOW_GAP
         while not self._stopped:
             stop_if_cancelled()  # a cancel redis-py's `wait_for` dropped: see there
             try:
+                gap = read_at + FOLLOW_GAP - loop.time()
+                if gap > 0:
+                    await asyncio.sleep(gap)
+                read_at = loop.time()
                 if away:  # back after a gap: read every table again
                     away = False
                     for code in (await shared.codes()) | set(self.tables):
