@@ -261,7 +261,8 @@ class TableFooter(CantinaFooter):
         for another where the screen shows another in its place; False when the number
         of keys differs (a key to add or remove) and nothing was changed."""
         wanted: dict[str, tuple[Binding, bool, str]] = {}
-        for _, binding, active, tooltip in self.screen.active_bindings.values():
+        bindings = self.screen.active_bindings  # worked out once (1% of a host's work)
+        for _, binding, active, tooltip in bindings.values():
             if binding.show:
                 wanted.setdefault(binding.action, (binding, active, tooltip))
         keys = [key for key in self.children if isinstance(key, FooterKey)]
@@ -271,7 +272,7 @@ class TableFooter(CantinaFooter):
             if key.action != binding.action:
                 self._swap(key, binding, tooltip)
             _light(key, enabled)
-        self._shown = self._what_to_show()  # what the keys show now
+        self._shown = self._what_to_show(bindings)  # what the keys show now
         return True
 
     def _swap(self, key: FooterKey, binding: Binding, tooltip: str) -> None:

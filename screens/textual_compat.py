@@ -614,16 +614,25 @@ def dirty_chops(
     spans show is not filled yet by a widget in front: a die that tumbles draws itself,
     not the board, the log and the containers behind them."""
     cuts = compositor.cuts
-    chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
     shown: dict[int, list[tuple[int, int]]] = {}
     for y, x1, x2 in spans:
         shown.setdefault(y, []).append((x1, x2))
+    # only the rows the spans show are read (`ChopsUpdate`): the others share one empty
+    unshown: dict[int, Strip | None] = {}
+    chops: list[dict[int, Strip | None]] = [unshown] * len(cuts)
+    for y in shown:
+        chops[y] = dict.fromkeys(cuts[y][:-1])
+    if not shown:
+        return chops
+    first_row, end_row = min(shown), max(shown) + 1
     intersection = Region.intersection
     for widget, (region, clip) in compositor.visible_widgets.items():
         render_region = intersection(region, clip)
         first_cut, last_cut = render_region.column_span
+        rows = range(max(render_region.y, first_row), min(render_region.bottom, end_row))
         wanted: list[int] = []
-        for y in render_region.line_range:
+        edges_at: dict[int, list[int]] = {}
+        for y in rows:  # empty for a widget above or below every dirty row
             ranges = shown.get(y)
             if not ranges:
                 continue
@@ -634,6 +643,7 @@ def dirty_chops(
                 for left, right in pairwise(edges)
             ):
                 wanted.append(y)
+                edges_at[y] = edges
         render_x = render_region.x
         while wanted:
             top = bottom = wanted.pop(0)
@@ -643,7 +653,7 @@ def dirty_chops(
             crop = Region(render_x - region.x, top - region.y, render_region.width, height)
             for y, strip in zip(range(top, bottom + 1), widget.render_lines(crop), strict=False):
                 chops_line = chops[y]
-                final_cuts = [cut for cut in cuts[y] if (last_cut >= cut >= first_cut)]
+                final_cuts = edges_at[y]
                 cut_strips = strip.divide([cut - render_x for cut in final_cuts[1:]])
                 get_chops_line = chops_line.get
                 for cut, piece in zip(final_cuts, cut_strips, strict=False):
@@ -662,7 +672,9 @@ def draw_dirty_rows(self: Compositor) -> ChopsUpdate | None:
         return None
     spans = list(self._regions_to_spans(update_regions))
     chops = dirty_chops(self, spans)
-    chop_ends = [cut_set[1:] for cut_set in self.cuts]
+    chop_ends: list[list[int]] = [[]] * len(self.cuts)  # as the chops: only rows shown
+    for y, _, _ in spans:
+        chop_ends[y] = self.cuts[y][1:]
     return ChopsUpdate(chops, spans, chop_ends)
 
 
