@@ -194,3 +194,20 @@ async def test_a_host_held_up_past_the_limit_does_not_take_redis_for_gone(tmp_pa
         loop.call_soon(time.sleep, 0.8)  # and a decision's append, held up as it is sent
         assert await journal.record(made) == ([made], True)
         assert heard == [] and store.available
+
+
+async def test_a_host_held_up_as_it_connects_does_not_take_redis_for_gone(tmp_path):
+    """A call that needs a new connection (the pool's are all in use, as when many calls
+    go at once) is held up as it connects: the loop stands still for 0.8 s, past the
+    call's limit (0.3 s). The connect is part of the call, under its patient limit: it
+    goes through. (The client's own limit on a connect, `socket_connect_timeout`, was
+    the store's 2 s and not patient: "Timeout connecting to server", the host told that
+    Redis was out of reach, while a crowd of sessions arrived.)"""
+    async with a_store(tmp_path, timeout=0.3) as (_, store, heard):
+        await store.ping()
+        loop = asyncio.get_running_loop()
+        for _ in range(3):
+            await store._fresh_pool()  # no idle connection left: the call connects
+            loop.call_soon(time.sleep, 0.8)
+            assert await store.codes() == set()
+        assert heard == [] and store.available

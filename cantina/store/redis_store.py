@@ -459,8 +459,11 @@ class RedisStore:
         try:
             client = aioredis.Redis.from_url(
                 url,
-                socket_connect_timeout=timeout,
-                socket_timeout=None,  # each call's limit is the store's (`_call`)
+                # each call's limit is the store's (`_call`), a connect's within it: the
+                # client's own, not patient with a busy host, cut connects short as a
+                # crowd arrived ("Timeout connecting to server")
+                socket_connect_timeout=None,
+                socket_timeout=None,
                 retry=Retry(NoBackoff(), 0),
             )
         except (ValueError, RedisError) as err:
