@@ -748,6 +748,21 @@ async def test_a_table_whose_log_cannot_be_applied_on_a_host_is_read_there_no_mo
         await stop(a, b)
 
 
+def reads_noted(store: RedisStore) -> list[float]:
+    """When (the loop's clock) each of the host's blocking reads of the streams begins,
+    from now on."""
+    loop = asyncio.get_running_loop()
+    reads: list[float] = []
+    follow = store.follow
+
+    async def noted(*args, **kwargs):
+        reads.append(loop.time())
+        return await follow(*args, **kwargs)
+
+    store.follow = noted  # type: ignore[method-assign]
+    return reads
+
+
 async def test_a_host_whose_loop_is_busy_while_it_waits_on_redis_does_not_take_it_for_gone(
     redis_server,  # noqa: F811
 ):
@@ -762,14 +777,7 @@ async def test_a_host_whose_loop_is_busy_while_it_waits_on_redis_does_not_take_i
         store = a.shared
         assert store is not None
         loop = asyncio.get_running_loop()
-        reads: list[float] = []
-        follow = store.follow
-
-        async def noted(*args, **kwargs):
-            reads.append(loop.time())
-            return await follow(*args, **kwargs)
-
-        store.follow = noted  # type: ignore[method-assign]
+        reads = reads_noted(store)
         gone: list[bool] = []
         store.on_status(gone.append)
         await until(lambda: len(reads) >= 2)  # the loop reads through the wrapper
@@ -793,15 +801,7 @@ async def test_a_host_reads_the_streams_no_oftener_than_its_gap_and_misses_nothi
     try:
         store = a.shared
         assert store is not None
-        loop = asyncio.get_running_loop()
-        reads: list[float] = []
-        follow = store.follow
-
-        async def noted(*args, **kwargs):
-            reads.append(loop.time())
-            return await follow(*args, **kwargs)
-
-        store.follow = noted  # type: ignore[method-assign]
+        reads = reads_noted(store)
         heard: list[str] = []
         a.chat.listen(lambda line: heard.append(line.plain()))
         await until(lambda: len(reads) >= 1)
