@@ -76,8 +76,8 @@ FOLLOW_BLOCK_MS = 1000
 client's socket timeout)."""
 FOLLOW_GAP = 0.02
 """Seconds at least from one read of the streams to the next: at 96 tables on one host
-every decision logged woke the read at once, a hundred times a second, each time over
-every table's log and room (5.5% of the host's work in a profile of benchmarks/bench_ssh.py
+every decision logged at any of them woke the read at once, each time a read over every
+table's log and room (5.5% of the host's work in a profile of benchmarks/bench_ssh.py
 --playing); waiting out the gap, one read takes what came meanwhile together. Another
 host's move shows here at most this much later, and only while moves come that fast."""
 PEOPLE = "lobby"
